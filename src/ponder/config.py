@@ -1,0 +1,212 @@
+"""One configuration model; precedence is per-run > environment > default.
+
+Per-run values come from ``RunnableConfig["configurable"]`` (Studio, the Python API) or
+LangGraph's runtime context. Environment variables are ``PONDER_<FIELD>`` plus Ollama's own
+``OLLAMA_HOST``. An environment value never overrides an explicit per-run value, even one
+that equals the default.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ponder.errors import ConfigurationError
+
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+
+SearchName = Literal["duckduckgo", "searxng", "local", "hybrid"]
+Mode = Literal["auto", "loop", "deep"]
+
+
+class Configuration(BaseModel):
+    """Every knob ponder has. Studio shows these fields with their descriptions."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    model: str = Field("gemma3:4b", description="Ollama model used for every step.")
+    report_model: str | None = Field(
+        None, description="Optional larger model used only to write the final report."
+    )
+    ollama_base_url: str = Field(
+        DEFAULT_OLLAMA_URL,
+        description="Where Ollama listens. Defaults to OLLAMA_HOST, then 127.0.0.1:11434.",
+    )
+    num_ctx: int = Field(
+        8192, ge=1024, le=1_048_576, description="Context window sent to Ollama on every call."
+    )
+    num_predict: int = Field(
+        1024, ge=16, le=65_536, description="Maximum tokens the model may write per call."
+    )
+    temperature: float = Field(0.2, ge=0.0, le=2.0, description="Sampling temperature.")
+    keep_alive: str = Field("10m", description="How long Ollama keeps the model loaded.")
+    request_timeout: float = Field(
+        300.0, gt=0, description="Seconds before one model call is abandoned and retried."
+    )
+    max_retries: int = Field(
+        2, ge=0, le=5, description="Retries of one model call on invalid output or errors."
+    )
+    max_loops: int = Field(
+        3, ge=1, le=20, description="Maximum search rounds of the research loop."
+    )
+    queries_per_round: int = Field(
+        3, ge=1, le=8, description="Maximum search queries generated per round."
+    )
+    results_per_query: int = Field(
+        4, ge=1, le=20, description="Search results kept per query."
+    )
+    search: SearchName = Field(
+        "duckduckgo",
+        description="Search backend: duckduckgo, searxng, local (your documents) or hybrid.",
+    )
+    docs: list[str] = Field(
+        default_factory=list,
+        description="Folders or files of your own documents, for local and hybrid search.",
+    )
+    searxng_url: str = Field(
+        "http://127.0.0.1:8888", description="Base URL of a self-hosted SearXNG instance."
+    )
+    fetch_full_page: bool = Field(
+        False, description="Read each web result's full page instead of only its snippet."
+    )
+    allow_private_urls: bool = Field(
+        False, description="Let the page reader fetch loopback and private-network addresses."
+    )
+    cache: bool = Field(True, description="Cache search results and pages on disk.")
+    cache_ttl_hours: float = Field(24.0, gt=0, description="How long cached entries live.")
+    mode: Mode = Field(
+        "auto",
+        description="auto: loop, hand broad topics to the deep pipeline; loop: never hand "
+        "off; deep: hand off at once.",
+    )
+    allow_clarification: bool = Field(
+        True, description="Let the deep pipeline ask one clarifying question."
+    )
+    max_concurrent_researchers: int = Field(
+        3, ge=1, le=10, description="Researchers that run at once in the deep pipeline."
+    )
+    max_supervisor_rounds: int = Field(
+        3, ge=1, le=10, description="Maximum supervisor rounds in the deep pipeline."
+    )
+    summary_tokens: int = Field(
+        700, ge=100, le=8000, description="Length budget of the running summary, in tokens."
+    )
+
+    @field_validator("docs", mode="before")
+    @classmethod
+    def _docs_as_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part for part in value.split(os.pathsep) if part]
+        return value
+
+    @field_validator("ollama_base_url")
+    @classmethod
+    def _ollama_url(cls, value: str) -> str:
+        return normalise_host(value)
+
+    @field_validator("searxng_url")
+    @classmethod
+    def _searxng_url(cls, value: str) -> str:
+        text = value.strip().rstrip("/")
+        return text if "://" in text else f"http://{text}"
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return sorted(cls.model_fields)
+
+    @classmethod
+    def create(cls, **values: Any) -> Configuration:
+        """Validate explicit values (the Python API), filling the rest from env and defaults."""
+        unknown = sorted(set(values) - set(cls.model_fields))
+        if unknown:
+            raise ConfigurationError(
+                f"Unknown configuration key(s): {', '.join(unknown)}. "
+                f"Valid keys: {', '.join(cls.field_names())}."
+            )
+        return _build({**environment_values(), **values})
+
+    @classmethod
+    def from_runnable_config(
+        cls, config: Mapping[str, Any] | None = None, context: Any = None
+    ) -> Configuration:
+        """Resolve a node's configuration: configurable > context > environment > default.
+
+        LangGraph and Studio put their own keys (thread_id, checkpoint_ns, …) in
+        ``configurable``; only ponder's field names are read from it.
+        """
+        configurable = dict((config or {}).get("configurable") or {})
+        per_run: dict[str, Any] = {}
+        if isinstance(context, BaseModel):
+            per_run.update(context.model_dump(exclude_unset=True))
+        elif isinstance(context, Mapping):
+            per_run.update(context)
+        per_run.update({k: v for k, v in configurable.items() if k in cls.model_fields})
+        per_run = {k: v for k, v in per_run.items() if k in cls.model_fields and v is not None}
+        return _build({**environment_values(), **per_run})
+
+
+def _build(values: dict[str, Any]) -> Configuration:
+    try:
+        return Configuration(**values)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigurationError(f"Invalid configuration — {problems}.") from None
+
+
+def environment_values(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Configuration values set in the environment (``PONDER_<FIELD>``, ``OLLAMA_HOST``)."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    if env.get("OLLAMA_HOST"):
+        values["ollama_base_url"] = env["OLLAMA_HOST"]
+    for name, field in Configuration.model_fields.items():
+        raw = env.get(f"PONDER_{name.upper()}")
+        if raw is None or raw == "":
+            continue
+        if field.annotation is not None and "list" in str(field.annotation):
+            values[name] = _parse_list(raw)
+        else:
+            values[name] = raw
+    return values
+
+
+def _parse_list(raw: str) -> list[str]:
+    if raw.lstrip().startswith("["):
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, list):
+            return [str(item) for item in parsed]
+    return [part for part in raw.split(os.pathsep) if part]
+
+
+def normalise_host(value: str) -> str:
+    """Read a host the way Ollama's clients read OLLAMA_HOST.
+
+    ``example.com`` → ``http://example.com:11434``; ``:8080`` → ``http://127.0.0.1:8080``;
+    ``https://h`` → ``https://h:443``. A trailing slash is dropped.
+    """
+    text = value.strip().rstrip("/")
+    if not text:
+        return DEFAULT_OLLAMA_URL
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "http", text
+    default_port = {"http": 11434, "https": 443}.get(scheme, 11434)
+    hostport, slash, path = rest.partition("/")
+    if hostport.startswith("["):  # IPv6 literal
+        host, _, port = hostport[1:].partition("]")
+        port = port.lstrip(":")
+        host = f"[{host}]"
+    else:
+        host, _, port = hostport.partition(":")
+    host = host or "127.0.0.1"
+    port = port or str(default_port)
+    return f"{scheme}://{host}:{port}" + (f"/{path}" if slash and path else "")

@@ -1,0 +1,1 @@
+"""Services: the only code that talks to Ollama, search engines, files and the network."""
