@@ -1,0 +1,35 @@
+"""An Ollama-compatible test rig: a real tiny model, scripted replies and injected faults.
+
+Usable for any Ollama app, not only ponder::
+
+    from ponder.testing import Rig, ScriptedBackend
+
+    with Rig(ScriptedBackend(["hello"])) as rig:
+        ...  # point your client at rig.url, then assert on rig.chat_log()
+
+The tiny model needs the ``testing`` extra (``pip install ponder[testing]``).
+"""
+
+from ponder.testing.replies import (
+    FAULT_KINDS,
+    ChatRequest,
+    Fault,
+    Reply,
+    ScriptedBackend,
+    auto_reply,
+)
+from ponder.testing.server import LogEntry, Rig
+
+TINY_MODEL = "gemma3:270m"
+
+__all__ = [
+    "FAULT_KINDS",
+    "TINY_MODEL",
+    "ChatRequest",
+    "Fault",
+    "LogEntry",
+    "Reply",
+    "Rig",
+    "ScriptedBackend",
+    "auto_reply",
+]

@@ -1,0 +1,54 @@
+"""Run the rig as a process: ``python -m ponder.testing --backend tiny|scripted``.
+
+Prints ``READY <url>`` once it listens, then serves until killed. A scripted rig reads an
+optional JSON file ``{"overrides": {title: reply}, "delay": seconds}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from ponder.testing import TINY_MODEL, Rig, ScriptedBackend
+from ponder.testing.replies import Backend
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ponder.testing")
+    parser.add_argument("--backend", choices=["tiny", "scripted"], default="scripted")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--script", type=Path, help="JSON file with overrides and delay")
+    parser.add_argument("--log", type=Path, help="append every request to this JSONL file")
+    parser.add_argument("--max-predict", type=int, default=256)
+    args = parser.parse_args(argv)
+
+    backend: Backend
+    if args.backend == "tiny":
+        from ponder.testing.tiny import TinyModelBackend
+
+        backend = TinyModelBackend(max_predict=args.max_predict)
+        models: tuple[str, ...] = (TINY_MODEL,)
+    else:
+        script = json.loads(args.script.read_text()) if args.script else {}
+        backend = ScriptedBackend(
+            overrides=script.get("overrides", {}), delay=float(script.get("delay", 0))
+        )
+        models = ("scripted", *script.get("models", []))
+    rig = Rig(backend, models=models, port=args.port, log_file=args.log).start()
+    print(f"READY {rig.url}", flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    rig.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""What the rig answers: scripted replies, schema-valid automatic replies, and faults."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+FaultKind = Literal[
+    "http500", "not_found", "invalid_json", "garbage", "stream_error", "slow", "drop"
+]
+FAULT_KINDS: tuple[FaultKind, ...] = (
+    "http500", "not_found", "invalid_json", "garbage", "stream_error", "slow", "drop"
+)
+
+
+@dataclass
+class ChatRequest:
+    """A parsed ``POST /api/chat`` body."""
+
+    model: str
+    messages: list[dict[str, Any]]
+    format: Any = None
+    options: dict[str, Any] = field(default_factory=dict)
+    stream: bool = True
+    think: Any = None
+
+    @property
+    def schema_title(self) -> str | None:
+        if isinstance(self.format, dict):
+            return str(self.format.get("title") or "object")
+        return "json" if self.format == "json" else None
+
+    @property
+    def prompt_text(self) -> str:
+        return "\n".join(str(m.get("content") or "") for m in self.messages)
+
+
+@dataclass
+class Reply:
+    """A successful answer. ``thinking`` goes to Ollama's separate ``thinking`` field."""
+
+    content: str
+    thinking: str | None = None
+    delay: float = 0.0
+    prompt_tokens: int | None = None
+    eval_tokens: int | None = None
+
+
+@dataclass
+class Fault:
+    """A failure to inject. ``delay`` is how long a ``slow`` reply sleeps first."""
+
+    kind: FaultKind
+    delay: float = 0.0
+
+
+Answer = Reply | Fault
+ScriptItem = str | dict[str, Any] | Reply | Fault | Callable[[ChatRequest], Any]
+
+
+class Backend(Protocol):
+    def answer(self, request: ChatRequest) -> Answer: ...
+
+
+class ScriptedBackend:
+    """Replies from a queue, then per-schema overrides, then schema-valid automatic replies.
+
+    ``overrides`` maps a schema title (the pydantic class name, or ``"text"`` for plain text
+    requests) to a reply item — a dict, string, Reply, Fault or a function of the request.
+    ``delay`` adds a fixed wait to every answer (for concurrency measurements).
+    """
+
+    def __init__(
+        self,
+        replies: Iterable[ScriptItem] = (),
+        *,
+        overrides: Mapping[str, ScriptItem] | None = None,
+        delay: float = 0.0,
+    ) -> None:
+        self._queue: deque[ScriptItem] = deque(replies)
+        self.overrides: dict[str, ScriptItem] = dict(overrides or {})
+        self.delay = delay
+        self._lock = threading.Lock()
+
+    def push(self, *items: ScriptItem) -> None:
+        with self._lock:
+            self._queue.extend(items)
+
+    def answer(self, request: ChatRequest) -> Answer:
+        with self._lock:
+            item: ScriptItem | None = self._queue.popleft() if self._queue else None
+        if item is None:
+            item = self.overrides.get(request.schema_title or "text")
+        answer = _to_answer(item, request) if item is not None else auto_reply(request)
+        if isinstance(answer, Reply) and self.delay and not answer.delay:
+            answer.delay = self.delay
+        return answer
+
+
+def _to_answer(item: ScriptItem, request: ChatRequest) -> Answer:
+    if callable(item) and not isinstance(item, Reply | Fault):
+        return _to_answer(item(request), request)
+    if isinstance(item, Reply | Fault):
+        return Reply(**vars(item)) if isinstance(item, Reply) else item
+    if isinstance(item, dict):
+        if set(item) == {"fault"} or ("fault" in item and "delay" in item and len(item) == 2):
+            return Fault(item["fault"], float(item.get("delay", 0)))
+        return Reply(json.dumps(item))
+    return Reply(str(item))
+
+
+# -- automatic replies -------------------------------------------------------------------
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]{2,}")
+
+
+def auto_reply(request: ChatRequest) -> Reply:
+    """A deterministic reply that satisfies the request's schema (or cites [1] in text)."""
+    words = _topic_words(request)
+    if isinstance(request.format, dict):
+        value = _instance(request.format, request.format, words, "root")
+        return Reply(json.dumps(value))
+    if request.format == "json":
+        return Reply("{}")
+    subject = " ".join(words[:4]) or "the topic"
+    return Reply(
+        f"# Notes on {subject}\n\n{subject.capitalize()} is described in the sources [1]. "
+        "Further detail appears in the material that was read [2].\n"
+    )
+
+
+def _topic_words(request: ChatRequest) -> list[str]:
+    user = next(
+        (m for m in reversed(request.messages) if m.get("role") == "user"),
+        {"content": ""},
+    )
+    text = str(user.get("content") or "")
+    match = re.search(r"(?im)^(?:topic|question|sub-topic)\s*:\s*(.+)$", text)
+    return _WORD.findall(match.group(1) if match else text)[:8]
+
+
+def _instance(schema: dict[str, Any], root: dict[str, Any], words: list[str], name: str) -> Any:
+    if "$ref" in schema:
+        ref = schema["$ref"].split("/")[-1]
+        return _instance(root.get("$defs", {})[ref], root, words, name)
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "anyOf" in schema:
+        options = [s for s in schema["anyOf"] if s.get("type") != "null"] or schema["anyOf"]
+        return _instance(options[0], root, words, name)
+    kind = schema.get("type", "object")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {key: _instance(sub, root, words, key) for key, sub in props.items()}
+    if kind == "array":
+        count = max(int(schema.get("minItems", 1)), 1)
+        count = min(count, int(schema.get("maxItems", count)))
+        items = schema.get("items", {"type": "string"})
+        return [_instance(items, root, words, f"{name}{i + 1}") for i in range(count)]
+    if kind == "boolean":
+        return False
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1)
+    subject = " ".join(words[:5]) or "the topic"
+    text = f"{subject} {name}".strip()
+    return text[: int(schema.get("maxLength", 10_000))]

@@ -1,0 +1,315 @@
+"""An Ollama-compatible HTTP server for tests: the rig.
+
+It speaks what ``ollama`` 0.6 and ``langchain-ollama`` 1.x send and expect — streaming NDJSON
+chat where every chunk carries a ``message`` and the last has ``done: true`` with token
+counts and nanosecond durations, ``stream: false``, tags, show, version, ps — and keeps a
+request log that tests assert on.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from ponder.testing.replies import Backend, ChatRequest, Fault, Reply
+
+OLLAMA_VERSION = "0.12.6"
+
+
+@dataclass
+class LogEntry:
+    """One request as the rig saw it. Times are ``time.time()`` seconds."""
+
+    path: str
+    model: str = ""
+    schema: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    stream: bool = False
+    prompt_chars: int = 0
+    prompt_tokens: int = 0
+    eval_tokens: int = 0
+    start: float = 0.0
+    end: float = 0.0
+    status: int = 200
+    fault: str | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Rig:
+    """Serve ``backend`` on 127.0.0.1 under the given model names. Use as a context manager."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        models: tuple[str, ...] = ("scripted",),
+        port: int = 0,
+        log_file: Path | None = None,
+    ) -> None:
+        self.backend = backend
+        self.models = models
+        self.log: list[LogEntry] = []
+        self.log_file = log_file
+        self._lock = threading.Lock()
+        self._server = _Server(("127.0.0.1", port), _Handler)
+        self._server.rig = self
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> Rig:
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> Rig:
+        return self.start()
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+    def chat_log(self) -> list[LogEntry]:
+        with self._lock:
+            return [e for e in self.log if e.path == "/api/chat"]
+
+    def record(self, entry: LogEntry) -> None:
+        with self._lock:
+            self.log.append(entry)
+            if self.log_file is not None:
+                with self.log_file.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps(asdict(entry)) + "\n")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    rig: Rig
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    # -- routing --------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        if self.path == "/":
+            self._send_text(200, "Ollama is running")
+        elif self.path == "/api/version":
+            self._send_json(200, {"version": OLLAMA_VERSION})
+        elif self.path == "/api/tags":
+            self._send_json(200, {"models": [_model_entry(m) for m in self.server.rig.models]})
+        elif self.path == "/api/ps":
+            self._send_json(200, {"models": [_model_entry(m) for m in self.server.rig.models]})
+        else:
+            self._send_json(404, {"error": "not found"})
+
+    def do_HEAD(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_POST(self) -> None:
+        body = self._read_json()
+        if self.path == "/api/show":
+            self._show(body)
+        elif self.path == "/api/chat":
+            self._chat(body)
+        else:
+            self._send_json(404, {"error": f"unknown endpoint {self.path}"})
+
+    # -- endpoints ------------------------------------------------------------------
+
+    def _show(self, body: dict[str, Any]) -> None:
+        name = str(body.get("model") or body.get("name") or "")
+        if name not in self.server.rig.models:
+            self._send_json(404, {"error": f"model '{name}' not found"})
+            return
+        self._send_json(
+            200,
+            {
+                "modelfile": f"FROM {name}",
+                "parameters": "",
+                "template": "{{ .Prompt }}",
+                "details": _model_entry(name)["details"],
+                "model_info": {"general.architecture": "gemma3", "gemma3.context_length": 32768},
+                "capabilities": ["completion"],
+            },
+        )
+
+    def _chat(self, body: dict[str, Any]) -> None:
+        rig = self.server.rig
+        request = ChatRequest(
+            model=str(body.get("model", "")),
+            messages=list(body.get("messages") or []),
+            format=body.get("format") or None,
+            options=dict(body.get("options") or {}),
+            stream=bool(body.get("stream", True)),
+            think=body.get("think"),
+        )
+        entry = LogEntry(
+            path="/api/chat",
+            model=request.model,
+            schema=request.schema_title,
+            options=request.options,
+            stream=request.stream,
+            prompt_chars=len(request.prompt_text),
+            start=time.time(),
+            messages=request.messages,
+        )
+        try:
+            if request.model not in rig.models:
+                entry.status = 404
+                self._send_json(
+                    404, {"error": f'model "{request.model}" not found, try pulling it first'}
+                )
+                return
+            answer = rig.backend.answer(request)
+            if isinstance(answer, Fault):
+                entry.fault = answer.kind
+                self._fault(answer, request, entry)
+            else:
+                self._reply(answer, request, entry)
+        finally:
+            entry.end = time.time()
+            rig.record(entry)
+
+    def _reply(self, reply: Reply, request: ChatRequest, entry: LogEntry) -> None:
+        if reply.delay:
+            time.sleep(reply.delay)
+        entry.prompt_tokens = reply.prompt_tokens or max(entry.prompt_chars // 4, 1)
+        entry.eval_tokens = reply.eval_tokens or max(len(reply.content) // 4, 1)
+        elapsed_ns = int((time.time() - entry.start) * 1e9)
+        final = {
+            "done": True,
+            "done_reason": "stop",
+            "total_duration": elapsed_ns,
+            "load_duration": 1_000_000,
+            "prompt_eval_count": entry.prompt_tokens,
+            "prompt_eval_duration": elapsed_ns // 3,
+            "eval_count": entry.eval_tokens,
+            "eval_duration": elapsed_ns // 2,
+        }
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.thinking is not None:
+            message["thinking"] = reply.thinking
+        if not request.stream:
+            self._send_json(200, {**_stamp(request.model), "message": message, **final})
+            return
+        chunks = [_stamp(request.model) | {"message": m, "done": False} for m in _split(message)]
+        chunks.append(_stamp(request.model) | {"message": {"role": "assistant", "content": ""}}
+                      | final)
+        self._stream(chunks)
+
+    def _fault(self, fault: Fault, request: ChatRequest, entry: LogEntry) -> None:
+        kind = fault.kind
+        if kind == "http500":
+            entry.status = 500
+            self._send_json(500, {"error": "llama runner process has terminated"})
+        elif kind == "not_found":
+            entry.status = 404
+            self._send_json(
+                404, {"error": f'model "{request.model}" not found, try pulling it first'}
+            )
+        elif kind == "invalid_json":
+            self._reply(Reply('{"unfinished": [1, 2,'), request, entry)
+        elif kind == "garbage":
+            self._reply(Reply("lorem ipsum <<<>>> ]]] not an answer"), request, entry)
+        elif kind == "slow":
+            time.sleep(fault.delay or 30.0)
+            self._reply(Reply("too late"), request, entry)
+        elif kind == "drop":
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+        elif kind == "stream_error":
+            first = _stamp(request.model) | {
+                "message": {"role": "assistant", "content": "partial"}, "done": False
+            }
+            self._stream([first, {"error": "an error was encountered while running the model"}])
+
+    # -- HTTP helpers ---------------------------------------------------------------
+
+    def _read_json(self) -> dict[str, Any]:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            data = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            data = {}
+        return data if isinstance(data, dict) else {}
+
+    def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_text(self, status: int, text: str) -> None:
+        data = text.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, chunks: list[dict[str, Any]]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for chunk in chunks:
+            line = (json.dumps(chunk) + "\n").encode()
+            self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+
+
+def _split(message: dict[str, Any], size: int = 24) -> list[dict[str, Any]]:
+    """Stream a message in pieces, thinking first, as Ollama does."""
+    pieces: list[dict[str, Any]] = []
+    thinking = message.get("thinking")
+    if thinking:
+        pieces.append({"role": "assistant", "content": "", "thinking": thinking})
+    content = str(message.get("content") or "")
+    for i in range(0, len(content), size):
+        pieces.append({"role": "assistant", "content": content[i : i + size]})
+    return pieces or [{"role": "assistant", "content": ""}]
+
+
+def _stamp(model: str) -> dict[str, Any]:
+    return {"model": model, "created_at": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
+
+
+def _model_entry(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "model": name,
+        "modified_at": "2026-01-01T00:00:00Z",
+        "size": 253_000_000,
+        "digest": "0" * 64,
+        "details": {
+            "format": "gguf",
+            "family": "gemma3",
+            "families": ["gemma3"],
+            "parameter_size": "270M",
+            "quantization_level": "Q4_K_M",
+        },
+    }

