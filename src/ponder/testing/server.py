@@ -68,7 +68,9 @@ class Rig:
         return f"http://{host}:{port}"
 
     def start(self) -> Rig:
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -86,9 +88,13 @@ class Rig:
         with self._lock:
             return [e for e in self.log if e.path == "/api/chat"]
 
-    def record(self, entry: LogEntry) -> None:
+    def open_entry(self, entry: LogEntry) -> None:
+        """Log a request as it arrives, so a client never sees its answer before the log does."""
         with self._lock:
             self.log.append(entry)
+
+    def record(self, entry: LogEntry) -> None:
+        with self._lock:
             if self.log_file is not None:
                 with self.log_file.open("a", encoding="utf-8") as out:
                     out.write(json.dumps(asdict(entry)) + "\n")
@@ -173,6 +179,7 @@ class _Handler(BaseHTTPRequestHandler):
             start=time.time(),
             messages=request.messages,
         )
+        rig.open_entry(entry)
         try:
             if request.model not in rig.models:
                 entry.status = 404
@@ -187,7 +194,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._reply(answer, request, entry)
         finally:
-            entry.end = time.time()
+            entry.end = entry.end or time.time()
             rig.record(entry)
 
     def _reply(self, reply: Reply, request: ChatRequest, entry: LogEntry) -> None:
@@ -195,7 +202,8 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(reply.delay)
         entry.prompt_tokens = reply.prompt_tokens or max(entry.prompt_chars // 4, 1)
         entry.eval_tokens = reply.eval_tokens or max(len(reply.content) // 4, 1)
-        elapsed_ns = int((time.time() - entry.start) * 1e9)
+        entry.end = time.time()
+        elapsed_ns = int((entry.end - entry.start) * 1e9)
         final = {
             "done": True,
             "done_reason": "stop",

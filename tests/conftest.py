@@ -1,0 +1,76 @@
+"""Shared fixtures: every test gets its own data and cache folders and a clean environment."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ponder.testing import TINY_MODEL, Rig, ScriptedBackend
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test reads the user's home, Ollama settings or ponder settings."""
+    for name in list(os.environ):
+        if name.startswith("PONDER_") or name == "OLLAMA_HOST":
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PONDER_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PONDER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LANGSMITH_TRACING", "false")
+    return tmp_path
+
+
+@pytest.fixture
+def scripted() -> ScriptedBackend:
+    return ScriptedBackend()
+
+
+@pytest.fixture
+def rig(scripted: ScriptedBackend) -> Iterator[Rig]:
+    with Rig(scripted, models=("scripted",)) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def tiny_rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
+    """The real gemma3 270M behind the Ollama API, loaded once for the whole session."""
+    from ponder.testing.tiny import TinyModelBackend, model_path
+
+    # Assembled once into the checkout (git-ignored), not into any per-test folder.
+    os.environ.setdefault("PONDER_MODEL_DIR", str(Path(__file__).parent.parent / ".cache"))
+    model_path()
+    backend = TinyModelBackend(max_predict=160)
+    with Rig(backend, models=(TINY_MODEL,)) as running:
+        running.load_seconds = backend.load_seconds  # type: ignore[attr-defined]
+        yield running
+
+
+def write_corpus(folder: Path) -> Path:
+    """A small corpus about tides and the Moon, written by the test."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tides.md").write_text(
+        "# Tides\n\nTides are the rise and fall of sea levels caused by the gravitational "
+        "pull of the Moon and the Sun on the Earth's oceans. Most coasts see two high tides "
+        "a day.\n\nSpring tides happen when the Sun and Moon align; neap tides when they are "
+        "at right angles.\n",
+        encoding="utf-8",
+    )
+    (folder / "moon.txt").write_text(
+        "The Moon orbits the Earth every 27.3 days. Its gravity raises a bulge in the ocean on "
+        "the side facing it and another on the far side, which is why tides come twice a day.\n",
+        encoding="utf-8",
+    )
+    (folder / "harbours.rst").write_text(
+        "Harbours\n========\n\nHarbour pilots read tide tables to know when ships can enter "
+        "shallow ports safely at high tide.\n",
+        encoding="utf-8",
+    )
+    return folder
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return write_corpus(tmp_path / "corpus")

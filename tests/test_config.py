@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import pytest
+
+from ponder.config import Configuration, environment_values, normalise_host
+from ponder.errors import ConfigurationError
+
+
+def test_defaults_have_descriptions_for_studio() -> None:
+    for name, field in Configuration.model_fields.items():
+        assert field.description, f"{name} has no description"
+    schema = Configuration.model_json_schema()
+    assert schema["properties"]["max_loops"]["default"] == 3
+
+
+def test_names_later_issues_rely_on_exist() -> None:
+    wanted = {
+        "model", "ollama_base_url", "num_ctx", "temperature", "max_loops", "queries_per_round",
+        "search", "docs", "searxng_url", "fetch_full_page", "mode", "allow_clarification",
+        "max_concurrent_researchers", "max_supervisor_rounds",
+    }
+    assert wanted <= set(Configuration.model_fields)
+
+
+def test_unknown_key_lists_valid_ones() -> None:
+    with pytest.raises(ConfigurationError) as err:
+        Configuration.create(max_loop=2)
+    assert "max_loop" in str(err.value)
+    assert "max_loops" in str(err.value) and "queries_per_round" in str(err.value)
+
+
+def test_bad_value_is_a_clear_error() -> None:
+    with pytest.raises(ConfigurationError, match="max_loops"):
+        Configuration.create(max_loops=0)
+    with pytest.raises(ConfigurationError, match="search"):
+        Configuration.create(search="bing")
+
+
+def test_environment_beats_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PONDER_MAX_LOOPS", "5")
+    assert Configuration.create().max_loops == 5
+    assert Configuration.from_runnable_config({}).max_loops == 5
+
+
+def test_per_run_beats_environment_even_when_equal_to_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PONDER_MAX_LOOPS", "5")
+    monkeypatch.setenv("PONDER_MODEL", "env-model")
+    config = {"configurable": {"max_loops": 3, "thread_id": "t1", "checkpoint_ns": ""}}
+    resolved = Configuration.from_runnable_config(config)
+    assert resolved.max_loops == 3  # 3 is the default, and still wins over the environment
+    assert resolved.model == "env-model"
+    assert Configuration.create(max_loops=3).max_loops == 3
+
+
+def test_runtime_context_is_a_per_run_layer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PONDER_QUERIES_PER_ROUND", "2")
+    resolved = Configuration.from_runnable_config({}, context={"queries_per_round": 4})
+    assert resolved.queries_per_round == 4
+
+
+def test_ollama_host_is_read_like_ollama_clients(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OLLAMA_HOST", "gpu-box:11500")
+    assert Configuration.create().ollama_base_url == "http://gpu-box:11500"
+    assert Configuration.create(ollama_base_url="http://x:1").ollama_base_url == "http://x:1"
+    assert normalise_host("0.0.0.0") == "http://0.0.0.0:11434"
+    assert normalise_host(":8080") == "http://127.0.0.1:8080"
+    assert normalise_host("https://ollama.example.com") == "https://ollama.example.com:443"
+    assert normalise_host("http://[::1]:9000/") == "http://[::1]:9000"
+
+
+def test_docs_from_environment_as_path_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PONDER_DOCS", "/a:/b")
+    assert environment_values()["docs"] == ["/a", "/b"]
+    assert Configuration.create().docs == ["/a", "/b"]
