@@ -76,7 +76,11 @@ async def check_url(url: str, *, allow_private: bool = False) -> None:
 
     DNS resolution runs off the event loop (``loop.getaddrinfo``).
     """
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise UnsafeURLError(f"malformed URL ({exc})") from None
     if parts.scheme not in ("http", "https"):
         raise UnsafeURLError(f"scheme '{parts.scheme or '(none)'}' is not http or https")
     host = parts.hostname
@@ -91,7 +95,7 @@ async def check_url(url: str, *, allow_private: bool = False) -> None:
     if literal is not None:
         _raise_if_forbidden(host, [literal])
         return
-    _raise_if_forbidden(host, await resolve(name, parts.port))
+    _raise_if_forbidden(host, await resolve(name, port))
 
 
 async def resolve(host: str, port: int | None) -> list[IPAddress]:

@@ -1,0 +1,206 @@
+"""The Python API: research, aresearch, stream, resume.
+
+Every run is checkpointed in SQLite under the user's data directory, so a run that was
+interrupted (Ctrl-C, a closed terminal, SIGKILL) is finished by ``resume(thread_id)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import unicodedata
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from ponder.config import Configuration
+from ponder.errors import InvalidInputError, PonderError, RunNotFoundError
+from ponder.events import ProgressEvent
+from ponder.report import Report, RunStats, SourceRef
+
+MAX_TOPIC_CHARS = 2000
+
+Ask = Callable[[str], str | Awaitable[str]]
+
+
+class ClarificationNeeded(PonderError):
+    """The run paused with a question; answer it with ``resume(thread_id, answer)``."""
+
+    exit_code = 10
+
+    def __init__(self, question: str, thread_id: str) -> None:
+        self.question = question
+        self.thread_id = thread_id
+        super().__init__(
+            f"ponder needs an answer to continue: {question} — resume with "
+            f"`ponder resume {thread_id} --answer \"...\"`."
+        )
+
+
+def clean_topic(topic: str) -> str:
+    """Normalise the question; reject empty or oversized ones with a message that helps."""
+    if not isinstance(topic, str):
+        raise InvalidInputError("The topic must be text, e.g. research(\"How do tides work?\").")
+    text = unicodedata.normalize("NFC", topic)
+    text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch in "\n\t")
+    text = " ".join(text.split())
+    if not text:
+        raise InvalidInputError("The question is empty — write what you want researched.")
+    if len(text) > MAX_TOPIC_CHARS:
+        raise InvalidInputError(
+            f"The question is {len(text)} characters; the limit is {MAX_TOPIC_CHARS}. "
+            "Shorten it, or put background material in a document and pass it with --docs."
+        )
+    return text
+
+
+def research(topic: str, *, thread_id: str | None = None, ask: Ask | None = None,
+             **config: Any) -> Report:
+    """Research ``topic`` and return a cited :class:`Report` (blocking).
+
+    Keyword arguments are :class:`Configuration` fields (``model``, ``search``, ``docs``…).
+    ``ask`` answers a clarifying question; without it a question raises
+    :class:`ClarificationNeeded`, and ``resume(thread_id, answer)`` continues.
+    """
+    return asyncio.run(aresearch(topic, thread_id=thread_id, ask=ask, **config))
+
+
+async def aresearch(topic: str, *, thread_id: str | None = None, ask: Ask | None = None,
+                    **config: Any) -> Report:
+    """Async :func:`research`."""
+    report: Report | None = None
+    async for item in stream(topic, thread_id=thread_id, ask=ask, **config):
+        if isinstance(item, Report):
+            report = item
+    assert report is not None
+    return report
+
+
+async def stream(topic: str, *, thread_id: str | None = None, ask: Ask | None = None,
+                 **config: Any) -> AsyncIterator[ProgressEvent | Report]:
+    """Yield :class:`ProgressEvent` objects while researching, then the :class:`Report`."""
+    settings = Configuration.create(**config)
+    clean = clean_topic(topic)
+    thread = thread_id or new_thread_id()
+    from ponder.services import runs
+
+    runs.start(thread, clean, settings.model_dump())
+    async for item in _drive(thread, clean, settings, {"topic": clean}, ask):
+        yield item
+
+
+def resume(thread_id: str, answer: str | None = None, *, ask: Ask | None = None) -> Report:
+    """Finish an interrupted or paused run (blocking)."""
+    return asyncio.run(aresume(thread_id, answer, ask=ask))
+
+
+async def aresume(thread_id: str, answer: str | None = None, *, ask: Ask | None = None) -> Report:
+    """Async :func:`resume`."""
+    report: Report | None = None
+    async for item in stream_resume(thread_id, answer, ask=ask):
+        if isinstance(item, Report):
+            report = item
+    assert report is not None
+    return report
+
+
+async def stream_resume(thread_id: str, answer: str | None = None, *, ask: Ask | None = None
+                        ) -> AsyncIterator[ProgressEvent | Report]:
+    """Like :func:`stream`, for a run that already has a checkpoint."""
+    from langgraph.types import Command
+
+    from ponder.services import runs
+
+    record = runs.get(thread_id)
+    if record is None:
+        raise RunNotFoundError(thread_id)
+    settings = Configuration.create(**record.config)
+    runs.start(thread_id, record.topic, record.config)
+    first: Any = Command(resume=answer) if answer is not None else None
+    async for item in _drive(thread_id, record.topic, settings, first, ask):
+        yield item
+
+
+def new_thread_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+async def _drive(thread_id: str, topic: str, settings: Configuration, first: Any,
+                 ask: Ask | None) -> AsyncIterator[ProgressEvent | Report]:
+    from langgraph.types import Command
+
+    from ponder.graphs.main import graph_builder
+    from ponder.graphs.loop import recursion_limit
+    from ponder.services import runs
+    from ponder.services.checkpoints import open_checkpointer
+
+    config = {
+        "configurable": {**settings.model_dump(), "thread_id": thread_id},
+        "recursion_limit": recursion_limit(settings),
+    }
+    started = time.perf_counter()
+    status = "failed"
+    message: str | None = None
+    try:
+        async with open_checkpointer() as saver:
+            graph = graph_builder().compile(checkpointer=saver)
+            if first is None and not (await graph.aget_state(config)).next:
+                first = {"topic": topic}  # nothing pending: the run had finished or never began
+            pending: Any = first
+            while True:
+                async for ns, mode, chunk in graph.astream(
+                    pending, config, stream_mode=["custom"], subgraphs=True
+                ):
+                    if mode == "custom" and isinstance(chunk, dict):
+                        yield ProgressEvent.from_custom(ns, chunk)
+                snapshot = await graph.aget_state(config, subgraphs=True)
+                question = _pending_question(snapshot)
+                if question is None:
+                    break
+                yield ProgressEvent(kind="clarification", data={"question": question})
+                if ask is None:
+                    status, message = "waiting", question
+                    raise ClarificationNeeded(question, thread_id)
+                answer = ask(question)
+                if asyncio.iscoroutine(answer) or isinstance(answer, Awaitable):
+                    answer = await answer
+                pending = Command(resume=str(answer))
+            values = snapshot.values
+        report = _report(topic, thread_id, values, time.perf_counter() - started)
+        status = "done"
+        yield report
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        status, message = "interrupted", "stopped by the user"
+        raise
+    except PonderError as exc:
+        message = message or str(exc)
+        raise
+    finally:
+        runs.finish(thread_id, status, message=message)  # type: ignore[arg-type]
+
+
+def _pending_question(snapshot: Any) -> str | None:
+    for interrupt in getattr(snapshot, "interrupts", ()) or ():
+        value = interrupt.value
+        return str(value.get("question") if isinstance(value, dict) else value)
+    for task in getattr(snapshot, "tasks", ()) or ():
+        for interrupt in task.interrupts or ():
+            value = interrupt.value
+            return str(value.get("question") if isinstance(value, dict) else value)
+        if task.state is not None:
+            found = _pending_question(task.state)
+            if found:
+                return found
+    return None
+
+
+def _report(topic: str, thread_id: str, values: dict[str, Any], wall: float) -> Report:
+    stats = values.get("stats") or {}
+    return Report(
+        topic=topic,
+        markdown=values.get("report") or "",
+        summary=values.get("running_summary") or "",
+        sources=[SourceRef(**source) for source in values.get("sources") or []],
+        stats=RunStats.from_state(stats, int(values.get("research_loop_count") or 0), wall),
+        thread_id=thread_id,
+    )

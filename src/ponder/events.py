@@ -1,0 +1,39 @@
+"""Typed progress events, streamed while a run works."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+EventKind = Literal[
+    "node_start",
+    "node_end",
+    "round_start",
+    "queries",
+    "sources",
+    "summary",
+    "reflection",
+    "warning",
+    "handoff",
+    "clarification",
+    "supervisor",
+    "researcher",
+    "report",
+]
+
+
+class ProgressEvent(BaseModel):
+    """One thing that happened. ``data`` carries the details (queries, counts, seconds…)."""
+
+    kind: str
+    node: str = ""
+    path: list[str] = Field(default_factory=list, description="Subgraph nesting, outermost first.")
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def from_custom(cls, namespace: tuple[str, ...], payload: dict[str, Any]) -> ProgressEvent:
+        data = {k: v for k, v in payload.items() if k not in ("event", "node")}
+        path = [part.split(":", 1)[0] for part in namespace]
+        return cls(kind=str(payload.get("event", "")), node=str(payload.get("node", "")),
+                   path=path, data=data)

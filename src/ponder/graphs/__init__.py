@@ -1,0 +1,1 @@
+"""Graphs: the research loop, the deep pipeline, and the graph that joins them."""

@@ -1,0 +1,1 @@
+"""Graph nodes: one function per node; each reads state and returns an update."""

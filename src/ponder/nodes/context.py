@@ -1,0 +1,82 @@
+"""What every node gets: its configuration, model access, warnings, progress and timing."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from langchain_core.runnables import RunnableConfig
+
+from ponder.config import Configuration
+from ponder.services.llm import LLM, Usage
+
+S = TypeVar("S")
+
+
+@dataclass
+class NodeContext:
+    name: str
+    config: Configuration
+    usage: Usage = field(default_factory=Usage)
+    warnings: list[str] = field(default_factory=list)
+    counters: dict[str, float] = field(default_factory=dict)
+
+    def llm(self, role: str = "default") -> LLM:
+        return LLM(self.config, role=role, usage=self.usage, warn=self.warn)
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+        self.emit("warning", message=message)
+
+    def count(self, key: str, amount: float = 1) -> None:
+        self.counters[key] = self.counters.get(key, 0) + amount
+
+    def emit(self, kind: str, **data: Any) -> None:
+        """A progress event on LangGraph's custom stream (a no-op outside a run)."""
+        try:
+            from langgraph.config import get_stream_writer
+
+            get_stream_writer()({"event": kind, "node": self.name, **data})
+        except (RuntimeError, KeyError):
+            pass
+
+    def stats(self, seconds: float) -> dict[str, Any]:
+        return {
+            "llm_calls": self.usage.calls,
+            "prompt_tokens": self.usage.prompt_tokens,
+            "completion_tokens": self.usage.completion_tokens,
+            "model_seconds": round(self.usage.model_seconds, 6),
+            "retries": self.usage.retries,
+            "fallbacks": self.usage.fallbacks,
+            **self.counters,
+            "node_seconds": {self.name: round(seconds, 6)},
+            "warnings": list(self.warnings),
+        }
+
+
+NodeFn = Callable[[S, NodeContext], Awaitable[dict[str, Any]]]
+
+
+def node(name: str) -> Callable[[NodeFn[S]], Callable[[S, RunnableConfig], Awaitable[dict[str, Any]]]]:
+    """Wrap a node body: resolve configuration, time it, and add its cost to ``stats``."""
+
+    def decorate(body: NodeFn[S]) -> Callable[[S, RunnableConfig], Awaitable[dict[str, Any]]]:
+        async def run(state: S, config: RunnableConfig) -> dict[str, Any]:
+            ctx = NodeContext(name, Configuration.from_runnable_config(config))
+            ctx.emit("node_start")
+            started = time.perf_counter()
+            update = await body(state, ctx)
+            seconds = time.perf_counter() - started
+            update["stats"] = ctx.stats(seconds)
+            ctx.emit("node_end", seconds=round(seconds, 3), tokens=ctx.usage.prompt_tokens
+                     + ctx.usage.completion_tokens)
+            return update
+
+        # Not functools.wraps: LangGraph reads the signature to decide to pass ``config``.
+        run.__name__ = run.__qualname__ = body.__name__
+        run.__doc__ = body.__doc__
+        return run
+
+    return decorate

@@ -1,0 +1,117 @@
+"""web_research: run the round's queries in parallel and register what they found.
+
+Queries run concurrently with a bounded ``asyncio.gather`` inside this one node rather than
+one ``Send`` per query: the round stays a single checkpointed step, so
+``research_loop_count`` grows by exactly one and source numbers are handed out in one place
+without races, while the semaphore keeps a laptop's network and disk from being flooded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from ponder.nodes.context import NodeContext, node
+from ponder.services.reader import best_passages
+from ponder.services.search import SearchBackend, SearchResult, make_search
+from ponder.services.sources import Source, next_number, source_key
+from ponder.state import Finding, LoopState
+
+MAX_PARALLEL_QUERIES = 5
+PASSAGE_CHARS = 1200  # evidence kept per result; the summary prompt trims further by rank
+
+
+@node("web_research")
+async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
+    queries = state.get("queries", [])
+    round_number = state.get("research_loop_count", 0) + 1
+    ctx.emit("round_start", round=round_number, max_rounds=ctx.config.max_loops, queries=queries)
+    backend = make_search(ctx.config, ctx.warn)
+    results = await _search_all(backend, queries, ctx)
+    if ctx.config.fetch_full_page:
+        results = await _read_full_pages(results, ctx)
+    sources, findings = _register(state.get("sources", []), results, state["topic"])
+    ctx.emit("sources", new=len([s for s in sources if s["number"] >= next_number(
+        state.get("sources", []))]), total=len(state.get("sources", [])) + len(sources))
+    return {
+        "queries_run": queries,
+        "sources": sources,
+        "round_findings": findings,
+        "research_loop_count": round_number,
+    }
+
+
+async def _search_all(
+    backend: SearchBackend, queries: list[str], ctx: NodeContext
+) -> list[tuple[str, list[SearchResult]]]:
+    limit = asyncio.Semaphore(MAX_PARALLEL_QUERIES)
+
+    async def one(query: str) -> tuple[str, list[SearchResult]]:
+        async with limit:
+            started = time.perf_counter()
+            try:
+                found = await backend.search(query, ctx.config.results_per_query)
+            except Exception as exc:  # a failing query must not sink the round
+                ctx.warn(f"Search for {query!r} failed: {exc}")
+                found = []
+            ctx.count("search_calls")
+            ctx.count("search_seconds", time.perf_counter() - started)
+            if not found:
+                ctx.warn(f"Search for {query!r} returned nothing.")
+            return query, found
+
+    return list(await asyncio.gather(*(one(q) for q in queries)))
+
+
+async def _read_full_pages(
+    results: list[tuple[str, list[SearchResult]]], ctx: NodeContext
+) -> list[tuple[str, list[SearchResult]]]:
+    from ponder.services.reader import PageReader
+
+    reader = PageReader.from_config(ctx.config, ctx.warn)
+    web = [r for _, found in results for r in found if r.origin == "web"]
+    pages = await reader.read_many([r.url for r in web])
+    for result, page in zip(web, pages, strict=True):
+        if page.text:
+            result.content = page.text
+        else:
+            ctx.warn(f"Could not read {result.url}: {page.reason}; kept its snippet.")
+    return results
+
+
+def _register(
+    known: list[Source], results: list[tuple[str, list[SearchResult]]], topic: str
+) -> tuple[list[Source], list[Finding]]:
+    """Give new sources the next free numbers; known ones keep theirs."""
+    numbers = {source_key(s["url"]): s["number"] for s in known}
+    upcoming = next_number(known)
+    sources: list[Source] = []
+    findings: list[Finding] = []
+    for query, found in results:
+        for result in found:
+            key = source_key(result.url)
+            if key not in numbers:
+                numbers[key] = upcoming
+                upcoming += 1
+            passages = best_passages(result.text, f"{topic} {query}", PASSAGE_CHARS) or [
+                result.snippet
+            ]
+            text = "\n…\n".join(p for p in passages if p.strip())
+            if not text.strip():
+                continue
+            number = numbers[key]
+            sources.append(
+                Source(
+                    number=number,
+                    url=result.url,
+                    title=result.title or result.url,
+                    origin=result.origin,
+                    passages=[text],
+                    locations=[result.location or ""],
+                )
+            )
+            findings.append(
+                Finding(number=number, query=query, title=result.title, url=result.url, text=text)
+            )
+    return sources, findings

@@ -1,0 +1,42 @@
+"""Routers: typed decisions between nodes. They read state and config, never write."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langchain_core.runnables import RunnableConfig
+
+from ponder.config import Configuration
+from ponder.state import LoopState
+
+AfterReflect = Literal["web_research", "finalize_summary", "deep_research"]
+AtStart = Literal["generate_query", "deep_research"]
+InResearcher = Literal["web_research", "finalize_summary"]
+
+
+def route_start(state: LoopState, config: RunnableConfig) -> AtStart:
+    """``mode=deep`` hands the topic to the deep pipeline before any loop round."""
+    mode = Configuration.from_runnable_config(config).mode
+    return "deep_research" if mode == "deep" else "generate_query"
+
+
+def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
+    """Hand off a broad topic, stop when sufficient or out of rounds, else search again."""
+    settings = Configuration.from_runnable_config(config)
+    reflection = state.get("reflection") or {}
+    if settings.mode == "auto" and reflection.get("scope") == "broad":
+        return "deep_research"
+    if reflection.get("is_sufficient"):
+        return "finalize_summary"
+    if state.get("research_loop_count", 0) >= settings.max_loops:
+        return "finalize_summary"
+    if not state.get("queries"):
+        return "finalize_summary"
+    return "web_research"
+
+
+def route_research_no_handoff(state: LoopState, config: RunnableConfig) -> InResearcher:
+    """The same decisions for a researcher inside the deep pipeline: never hand off again."""
+    forced = dict(state.get("reflection") or {}, scope="focused")
+    decision = route_research({**state, "reflection": forced}, config)  # type: ignore[typeddict-item]
+    return "web_research" if decision == "web_research" else "finalize_summary"

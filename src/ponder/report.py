@@ -1,0 +1,67 @@
+"""What a finished run returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class SourceRef(BaseModel):
+    """A source as the caller sees it. ``number`` is its number in the run's registry."""
+
+    number: int
+    url: str = Field(description="Web URL or local file path.")
+    title: str
+    origin: str = "web"
+    passages: list[str] = Field(default_factory=list, description="What was actually read.")
+    locations: list[str] = Field(default_factory=list)
+
+
+class RunStats(BaseModel):
+    """What the run cost."""
+
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model_seconds: float = 0.0
+    search_calls: int = 0
+    search_seconds: float = 0.0
+    rounds: int = 0
+    retries: int = 0
+    fallbacks: int = 0
+    citations_removed: int = 0
+    wall_seconds: float = 0.0
+    node_seconds: dict[str, float] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def from_state(cls, stats: dict[str, Any], rounds: int, wall: float) -> RunStats:
+        known = {k: v for k, v in stats.items() if k in cls.model_fields}
+        return cls(**{**known, "rounds": rounds, "wall_seconds": round(wall, 3)})
+
+
+class Report(BaseModel):
+    """A research report with its sources, costs and the id that resumes its thread."""
+
+    topic: str
+    markdown: str
+    summary: str
+    sources: list[SourceRef]
+    stats: RunStats
+    thread_id: str
+
+    def cited_sources(self) -> list[SourceRef]:
+        """The sources the report's Sources section lists, in its numbering."""
+        from ponder.services.citations import cited_numbers
+
+        wanted = cited_numbers(self.markdown)
+        by_url = {s.url: s for s in self.sources}
+        listed = []
+        for line in self.markdown.split("## Sources", 1)[-1].splitlines():
+            number, _, rest = line.partition(". ")
+            if number.strip().isdigit() and " — " in rest:
+                url = rest.rsplit(" — ", 1)[1].strip()
+                if url in by_url and int(number) in wanted:
+                    listed.append(by_url[url].model_copy(update={"number": int(number)}))
+        return listed

@@ -1,0 +1,68 @@
+"""Citations are checked in code after every writing step.
+
+A ``[n]`` that is not a retrieved source is removed and counted; the final report's
+sources are renumbered 1..k in order of first citation and listed exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ponder.services.sources import Source
+
+# [3], [3, 5], [3][5] — groups of numbers in square brackets (not Markdown links).
+_GROUP = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\](?!\()")
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Numbers cited in text, in order of first appearance."""
+    seen: list[int] = []
+    for match in _GROUP.finditer(text):
+        for number in _numbers(match.group(1)):
+            if number not in seen:
+                seen.append(number)
+    return seen
+
+
+def remove_invalid(text: str, valid: Iterable[int]) -> tuple[str, int]:
+    """Drop citations to numbers that are not in ``valid``; return text and how many."""
+    allowed = set(valid)
+    removed = 0
+
+    def keep_valid(match: re.Match[str]) -> str:
+        nonlocal removed
+        numbers = _numbers(match.group(1))
+        good = [n for n in numbers if n in allowed]
+        removed += len(numbers) - len(good)
+        return "".join(f"[{n}]" for n in dict.fromkeys(good))
+
+    cleaned = _GROUP.sub(keep_valid, text)
+    return re.sub(r"[ \t]+([.,;:])", r"\1", cleaned), removed
+
+
+def renumber(text: str, sources: list[Source]) -> tuple[str, list[Source]]:
+    """Renumber cited sources 1..k by first citation; return text and the cited sources."""
+    registry = {s["number"]: s for s in sources}
+    order = [n for n in cited_numbers(text) if n in registry]
+    mapping = {old: new for new, old in enumerate(order, start=1)}
+
+    def apply(match: re.Match[str]) -> str:
+        return "".join(f"[{mapping[n]}]" for n in _numbers(match.group(1)) if n in mapping)
+
+    renumbered = _GROUP.sub(apply, text)
+    cited = [dict(registry[old], number=new) for old, new in mapping.items()]
+    return renumbered, cited  # type: ignore[return-value]
+
+
+def sources_section(cited: list[Source]) -> str:
+    """The Markdown ``Sources`` list for exactly the cited sources."""
+    lines = ["## Sources", ""]
+    for source in cited:
+        title = source["title"] or source["url"]
+        lines.append(f"{source['number']}. {title} — {source['url']}")
+    return "\n".join(lines) + "\n"
+
+
+def _numbers(group: str) -> list[int]:
+    return [int(n) for n in re.split(r"[,;]", group) if n.strip().isdigit()]

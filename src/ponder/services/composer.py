@@ -1,0 +1,63 @@
+"""Assemble a final Markdown report: title, checked citations, exact Sources list."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ponder.services.citations import cited_numbers, remove_invalid, renumber, sources_section
+from ponder.services.sources import Source
+
+_SOURCES_HEADING = re.compile(
+    r"(?im)^\s*(?:#{1,6}\s*|\*\*)?(?:sources|references|bibliography)\b.*$"
+)
+
+
+@dataclass
+class ComposedReport:
+    markdown: str
+    cited: list[Source]
+    citations_removed: int
+    used_fallback_body: bool
+
+
+def compose_report(topic: str, body: str, fallback_body: str, sources: list[Source]) -> ComposedReport:
+    """Check the written body's citations; fall back to ``fallback_body`` if none survive.
+
+    A model-written source list is cut (the list is built in code from what is cited).
+    """
+    valid = [s["number"] for s in sources]
+    text = _cut_source_list(body)
+    text, removed = remove_invalid(text, valid)
+    used_fallback = False
+    if not cited_numbers(text) and cited_numbers(fallback_body):
+        # The model wrote no usable citation: the checked summary is the honest report body.
+        text, extra = remove_invalid(fallback_body, valid)
+        removed += extra
+        used_fallback = True
+    title, text = _split_title(text, topic)
+    text, cited = renumber(text, sources)
+    parts = [f"# {title}", "", text.strip(), ""]
+    if cited:
+        parts.append(sources_section(cited))
+    return ComposedReport("\n".join(parts).strip() + "\n", cited, removed, used_fallback)
+
+
+def _cut_source_list(text: str) -> str:
+    match = _SOURCES_HEADING.search(text)
+    return text[: match.start()].rstrip() if match else text
+
+
+def _split_title(text: str, topic: str) -> tuple[str, str]:
+    lines = text.strip().splitlines()
+    if lines and lines[0].lstrip().startswith("#"):
+        title = lines[0].lstrip("# ").strip()
+        rest = "\n".join(lines[1:])
+        if title:
+            return title, rest
+    return _title_from_topic(topic), text
+
+
+def _title_from_topic(topic: str) -> str:
+    clean = " ".join(topic.split()).rstrip("?.!")
+    return (clean[:1].upper() + clean[1:])[:120] or "Research report"

@@ -1,0 +1,100 @@
+"""Search backends behind one interface, and the factory that picks and wraps them.
+
+Fallback order (each step is announced through ``warn``):
+
+- ``duckduckgo``: DuckDuckGo → SearXNG → local documents (when ``docs`` is set).
+- ``searxng``: SearXNG → DuckDuckGo → local documents (when ``docs`` is set).
+- ``local``: local documents only; no network at all.
+- ``hybrid``: local documents and the web (DuckDuckGo → SearXNG) concurrently, merged by
+  rank; one side failing leaves the other.
+
+Web answers are cached per backend + query (``cache``, ``cache_ttl_hours``); local search is
+not, its index is already on disk. When everything fails the search warns and returns [].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ponder.config import Configuration
+from ponder.errors import SearchError
+from ponder.services.cache import Cache, CachedSearch
+from ponder.services.search.base import SearchBackend, SearchBackendError, SearchResult
+from ponder.services.search.duckduckgo import DuckDuckGoSearch
+from ponder.services.search.fallback import FallbackSearch
+from ponder.services.search.hybrid import HybridSearch, merge_by_rank
+from ponder.services.search.local import (
+    IndexStats,
+    IndexStatus,
+    LocalIndex,
+    LocalSearch,
+    index,
+    index_status,
+)
+from ponder.services.search.searxng import SearxngSearch
+
+__all__ = [
+    "DuckDuckGoSearch",
+    "FallbackSearch",
+    "HybridSearch",
+    "IndexStats",
+    "IndexStatus",
+    "LocalIndex",
+    "LocalSearch",
+    "SearchBackend",
+    "SearchBackendError",
+    "SearchResult",
+    "SearxngSearch",
+    "index",
+    "index_status",
+    "make_search",
+    "merge_by_rank",
+]
+
+Warn = Callable[[str], None]
+
+
+def make_search(config: Configuration, warn: Warn) -> SearchBackend:
+    """The configured search backend, with caching and fallback; see the module docstring.
+
+    Raises SearchError when ``local`` or ``hybrid`` search cannot work as configured.
+    """
+    local = _local(config, warn)
+    if config.search == "local":
+        if local is None:
+            raise SearchError(
+                "search='local' needs your documents — pass --docs PATH (or docs=[...] in "
+                "Python, PONDER_DOCS in the environment)."
+            )
+        return FallbackSearch([local], warn, empty_when_exhausted=True)
+    cache = Cache.from_config(config, warn) if config.cache else None
+    ddg = _cached(DuckDuckGoSearch(warn=warn), cache)
+    searxng = _cached(SearxngSearch(config.searxng_url), cache)
+    if config.search == "hybrid":
+        web = FallbackSearch([ddg, searxng], warn)
+        if local is None:
+            warn("search='hybrid' without docs: searching the web only (pass --docs PATH).")
+            return FallbackSearch([web], warn, empty_when_exhausted=True)
+        return FallbackSearch([HybridSearch(local, web, warn)], warn, empty_when_exhausted=True)
+    order = [ddg, searxng] if config.search == "duckduckgo" else [searxng, ddg]
+    if local is not None:
+        order.append(local)
+    return FallbackSearch(order, warn, empty_when_exhausted=True)
+
+
+def _local(config: Configuration, warn: Warn) -> LocalSearch | None:
+    if not config.docs:
+        return None
+    existing = [p for p in config.docs if Path(p).expanduser().exists()]
+    if not existing:
+        raise SearchError(
+            f"None of the document paths exist: {', '.join(config.docs)} — check --docs."
+        )
+    for missing in sorted(set(config.docs) - set(existing)):
+        warn(f"Document path {missing} does not exist; ignoring it.")
+    return LocalSearch(existing, warn=warn)
+
+
+def _cached(backend: SearchBackend, cache: Cache | None) -> SearchBackend:
+    return CachedSearch(backend, cache) if cache is not None and cache.enabled else backend

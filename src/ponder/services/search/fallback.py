@@ -1,0 +1,63 @@
+"""Try search backends in order, saying so whenever one fails and the next takes over."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from ponder.services.search.base import SearchBackend, SearchBackendError, SearchResult
+
+Warn = Callable[[str], None]
+
+
+class FallbackSearch:
+    """The first backend that answers wins; failures are warned about, never silent.
+
+    A backend that failed is skipped for ``cooldown`` seconds, so one outage costs one set of
+    retries per run rather than one per query. When every backend fails the wrapper warns
+    and returns [] if ``empty_when_exhausted``, else raises SearchBackendError.
+    """
+
+    def __init__(
+        self,
+        backends: Sequence[SearchBackend],
+        warn: Warn,
+        *,
+        cooldown: float = 300.0,
+        empty_when_exhausted: bool = False,
+    ) -> None:
+        if not backends:
+            raise ValueError("FallbackSearch needs at least one backend")
+        self.backends = list(backends)
+        self.name = self.backends[0].name
+        self.cooldown = cooldown
+        self.empty_when_exhausted = empty_when_exhausted
+        self._warn = warn
+        self._down_until: dict[int, float] = {}
+
+    async def search(self, query: str, max_results: int) -> list[SearchResult]:
+        errors: list[str] = []
+        now = time.monotonic()
+        live = [b for i, b in enumerate(self.backends) if self._down_until.get(i, 0.0) <= now]
+        for backend in live or self.backends:  # all cooling down: try them all again
+            try:
+                return await backend.search(query, max_results)
+            except SearchBackendError as exc:
+                errors.append(f"{backend.name}: {exc}")
+                self._down_until[self.backends.index(backend)] = time.monotonic() + self.cooldown
+                following = self._next_after(backend, live or self.backends)
+                if following is not None:
+                    self._warn(
+                        f"Search backend '{backend.name}' failed ({exc}); "
+                        f"falling back to '{following.name}'."
+                    )
+        message = f"Every search backend failed for {query!r} — " + "; ".join(errors)
+        if not self.empty_when_exhausted:
+            raise SearchBackendError(message)
+        self._warn(message + ". Continuing without search results for this query.")
+        return []
+
+    @staticmethod
+    def _next_after(backend: SearchBackend, order: list[SearchBackend]) -> SearchBackend | None:
+        position = order.index(backend)
+        return order[position + 1] if position + 1 < len(order) else None

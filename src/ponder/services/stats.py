@@ -1,0 +1,26 @@
+"""Run statistics: what a run cost, accumulated across nodes by a reducer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_LIST_KEYS = ("warnings", "events")
+_DICT_KEYS = ("node_seconds",)
+
+
+def merge_stats(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """Reducer: add numbers, add per-node seconds, concatenate warnings."""
+    merged: dict[str, Any] = dict(left or {})
+    for key, value in (right or {}).items():
+        if key in _LIST_KEYS:
+            merged[key] = [*merged.get(key, []), *value]
+        elif key in _DICT_KEYS:
+            totals = dict(merged.get(key, {}))
+            for name, seconds in value.items():
+                totals[name] = round(totals.get(name, 0.0) + seconds, 6)
+            merged[key] = totals
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            merged[key] = value
+        else:
+            merged[key] = merged.get(key, 0) + value
+    return merged

@@ -1,0 +1,62 @@
+"""Graph state: input, internal and output schemas, and the reducers that accumulate.
+
+What accumulates (sources, queries run, stats) has a reducer; what is rewritten each round
+(the running summary, this round's findings, the last reflection) is plainly replaced.
+State holds plain dicts so checkpoints stay portable.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+from ponder.services.sources import Source, merge_sources
+from ponder.services.stats import merge_stats
+
+
+class Finding(TypedDict):
+    """One passage read this round, already numbered by its source."""
+
+    number: int
+    query: str
+    title: str
+    url: str
+    text: str
+
+
+class ReflectionState(TypedDict):
+    is_sufficient: bool
+    knowledge_gap: str
+    follow_up_queries: list[str]
+    scope: Literal["focused", "broad"]
+    subtopics: list[str]
+
+
+class ResearchInput(TypedDict):
+    """What a caller gives: only the topic."""
+
+    topic: str
+
+
+class ResearchOutput(TypedDict):
+    """What a caller gets back."""
+
+    report: str
+    running_summary: str
+    sources: list[Source]
+    stats: dict[str, Any]
+
+
+class LoopState(TypedDict, total=False):
+    topic: str
+    brief: str  # context from the deep pipeline when the loop runs as a researcher
+    queries: list[str]  # this round's queries
+    queries_run: Annotated[list[str], operator.add]
+    sources: Annotated[list[Source], merge_sources]
+    round_findings: list[Finding]
+    research_loop_count: int
+    running_summary: str
+    reflection: ReflectionState | None
+    handoff: Literal["none", "broad", "deep_mode"]
+    report: str
+    stats: Annotated[dict[str, Any], merge_stats]

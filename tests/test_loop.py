@@ -1,0 +1,193 @@
+"""The research loop against the scripted rig over a local corpus: routing, bounds, budgets."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ponder import aresearch
+from ponder.nodes.route import route_research, route_research_no_handoff, route_start
+from ponder.services.citations import cited_numbers
+from ponder.testing import ChatRequest, Rig, ScriptedBackend
+
+
+def settings(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
+    return {
+        "model": "scripted",
+        "ollama_base_url": rig.url,
+        "search": "local",
+        "docs": [str(corpus)],
+        "mode": "loop",
+        **extra,
+    }
+
+
+def reflection(sufficient: bool = False, scope: str = "focused", queries: list[str] | None = None
+               ) -> dict[str, Any]:
+    return {
+        "is_sufficient": sufficient,
+        "knowledge_gap": "more detail",
+        "follow_up_queries": queries or ["moon orbit"],
+        "scope": scope,
+        "subtopics": [],
+    }
+
+
+def fresh_followups() -> Any:
+    counter = itertools.count(1)
+    return lambda _request: reflection(queries=[f"tide question {next(counter)}"])
+
+
+def rounds(rig: Rig) -> int:
+    return sum(1 for e in rig.chat_log() if e.schema == "SummaryUpdate")
+
+
+async def test_runs_exactly_max_loops_rounds_when_never_sufficient(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["Reflection"] = fresh_followups()
+    report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=3))
+    assert report.stats.rounds == 3
+    assert rounds(rig) == 3
+    assert sum(1 for e in rig.chat_log() if e.schema == "Reflection") == 3
+
+
+async def test_stops_early_when_sufficient(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["Reflection"] = reflection(sufficient=True)
+    report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=5))
+    assert report.stats.rounds == 1 and rounds(rig) == 1
+
+
+async def test_repeated_follow_ups_are_not_searched_again(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["QueryPlan"] = {"rationale": "r", "queries": ["tides", "Tides "]}
+    scripted.overrides["Reflection"] = reflection(queries=["moon orbit", "TIDES"])
+    report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=5))
+    # Round 1 runs "tides"; round 2 only "moon orbit"; then nothing new is left → finalize.
+    assert report.stats.rounds == 2
+    assert report.stats.search_calls == 2
+
+
+async def test_a_round_whose_searches_all_fail_ends_with_a_clear_report(
+    rig: Rig, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Broken:
+        name = "broken"
+
+        async def search(self, query: str, max_results: int) -> list[Any]:
+            raise RuntimeError("index unreadable")
+
+    monkeypatch.setattr("ponder.nodes.research.make_search", lambda config, warn: Broken())
+    report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=2))
+    assert "No sources were found" in report.markdown
+    assert any("index unreadable" in w for w in report.stats.warnings)
+    assert report.sources == []
+
+
+async def test_citation_to_a_missing_source_is_removed_and_counted(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["Reflection"] = reflection(sufficient=True)
+    scripted.overrides["text"] = "# Tides\n\nThe Moon pulls the sea [1]. Aliens do too [99].\n"
+    report = await aresearch("How do tides work?", **settings(rig, corpus))
+    assert "[99]" not in report.markdown
+    assert report.stats.citations_removed >= 1
+    body, sources = report.markdown.split("## Sources")
+    assert cited_numbers(body) == [1]
+    assert len([line for line in sources.splitlines() if line[:1].isdigit()]) == 1
+
+
+async def test_sources_section_lists_exactly_cited_sources_renumbered(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["Reflection"] = reflection(sufficient=True)
+    scripted.overrides["text"] = "# T\n\nFirst [3]. Again [3][1].\n\n## References\n1. made up\n"
+    report = await aresearch("How do tides work?", **settings(rig, corpus))
+    assert len(report.sources) >= 3
+    body = report.markdown.split("## Sources")[0]
+    assert cited_numbers(body) == [1, 2]  # old 3 → 1, old 1 → 2
+    assert "made up" not in report.markdown
+    listed = report.cited_sources()
+    assert [s.number for s in listed] == [1, 2]
+    registry = {s.number: s.url for s in report.sources}
+    assert listed[0].url == registry[3] and listed[1].url == registry[1]
+
+
+async def test_sources_are_deduplicated_and_keep_their_numbers(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["Reflection"] = fresh_followups()
+    report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=3))
+    urls = [s.url for s in report.sources]
+    assert len(urls) == len(set(urls)) == 3  # three files, found again and again
+    assert sorted(s.number for s in report.sources) == [1, 2, 3]
+
+
+async def test_prompt_size_stays_within_budget_over_eight_rounds(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    for i in range(12):
+        (corpus / f"extra{i}.md").write_text(f"Tide fact {i}: " + "sea level data " * 150)
+    long_claim = {"statement": "A long finding about tides " * 12, "sources": [1]}
+    scripted.overrides["SummaryUpdate"] = {"findings": [long_claim] * 10}
+    scripted.overrides["Reflection"] = fresh_followups()
+    config = settings(rig, corpus, max_loops=8, num_ctx=4096, num_predict=512, summary_tokens=400)
+    report = await aresearch("How do tides work?", **config)
+    assert report.stats.rounds == 8
+    sizes = [e.prompt_chars for e in rig.chat_log() if e.schema == "SummaryUpdate"]
+    assert len(sizes) == 8
+    budget_chars = (4096 - 512 - 64) * 3.5
+    assert max(sizes) <= budget_chars
+    assert sizes[7] <= sizes[1] * 1.15  # flat: the summary is rewritten, not appended
+
+
+async def test_graph_recursion_limit_follows_max_loops(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["Reflection"] = fresh_followups()
+    report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=12))
+    assert report.stats.rounds == 12  # 36+ supersteps: past LangGraph's default limit of 25
+
+
+def _state(**values: Any) -> Any:
+    return {"topic": "t", "research_loop_count": 1, "queries": ["q"], **values}
+
+
+@pytest.mark.parametrize(
+    ("state", "mode", "expected"),
+    [
+        (_state(reflection=reflection(scope="broad")), "auto", "deep_research"),
+        (_state(reflection=reflection(scope="broad")), "loop", "web_research"),
+        (_state(reflection=reflection(sufficient=True)), "auto", "finalize_summary"),
+        (_state(reflection=reflection(), research_loop_count=3), "auto", "finalize_summary"),
+        (_state(reflection=reflection(), queries=[]), "auto", "finalize_summary"),
+        (_state(reflection=reflection()), "auto", "web_research"),
+    ],
+)
+def test_route_research_branches(state: Any, mode: str, expected: str) -> None:
+    config: Any = {"configurable": {"mode": mode, "max_loops": 3}}
+    assert route_research(state, config) == expected
+
+
+def test_researchers_never_hand_off_and_deep_mode_starts_deep() -> None:
+    broad = _state(reflection=reflection(scope="broad"))
+    config: Any = {"configurable": {"mode": "auto", "max_loops": 3}}
+    assert route_research_no_handoff(broad, config) == "web_research"
+    assert route_start(broad, {"configurable": {"mode": "deep"}}) == "deep_research"
+    assert route_start(broad, config) == "generate_query"
+
+
+def test_schema_numbers_constrain_citations() -> None:
+    from ponder.nodes.summarize import summary_schema
+
+    schema = summary_schema([2, 5]).model_json_schema()
+    text = str(schema)
+    assert "[2, 5]" in text or "'enum': [2, 5]" in text
+    request = ChatRequest(model="m", messages=[], format=schema)
+    assert request.schema_title == "SummaryUpdate"
