@@ -15,9 +15,20 @@ def test_defaults_have_descriptions_for_studio() -> None:
 
 def test_names_later_issues_rely_on_exist() -> None:
     wanted = {
-        "model", "ollama_base_url", "num_ctx", "temperature", "max_loops", "queries_per_round",
-        "search", "docs", "searxng_url", "fetch_full_page", "mode", "allow_clarification",
-        "max_concurrent_researchers", "max_supervisor_rounds",
+        "model",
+        "ollama_base_url",
+        "num_ctx",
+        "temperature",
+        "max_loops",
+        "queries_per_round",
+        "search",
+        "docs",
+        "searxng_url",
+        "fetch_full_page",
+        "mode",
+        "allow_clarification",
+        "max_concurrent_researchers",
+        "max_supervisor_rounds",
     }
     assert wanted <= set(Configuration.model_fields)
 

@@ -79,7 +79,7 @@ async def test_thinking_never_reaches_the_parser_or_text(
     rig: Rig, scripted: ScriptedBackend
 ) -> None:
     scripted.push(
-        Reply("<think>maybe {\"rationale\": \"wrong\"}</think>" + json.dumps(GOOD)),
+        Reply('<think>maybe {"rationale": "wrong"}</think>' + json.dumps(GOOD)),
         Reply(json.dumps(GOOD), thinking="the hidden chain of thought"),
         Reply("<think>secret plan</think>The answer is 42 [1]."),
         Reply("The visible answer.", thinking="private musing"),

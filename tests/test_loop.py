@@ -25,8 +25,9 @@ def settings(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
     }
 
 
-def reflection(sufficient: bool = False, scope: str = "focused", queries: list[str] | None = None
-               ) -> dict[str, Any]:
+def reflection(
+    sufficient: bool = False, scope: str = "focused", queries: list[str] | None = None
+) -> dict[str, Any]:
     return {
         "is_sufficient": sufficient,
         "knowledge_gap": "more detail",

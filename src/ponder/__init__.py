@@ -1,8 +1,8 @@
 """ponder: a local-first deep-research agent.
 
-    from ponder import research
-    report = research("How do tides work?", search="local", docs=["~/notes"])
-    print(report.markdown)
+from ponder import research
+report = research("How do tides work?", search="local", docs=["~/notes"])
+print(report.markdown)
 """
 
 from ponder.api import (

@@ -33,14 +33,14 @@ class ClarificationNeeded(PonderError):
         self.thread_id = thread_id
         super().__init__(
             f"ponder needs an answer to continue: {question} — resume with "
-            f"`ponder resume {thread_id} --answer \"...\"`."
+            f'`ponder resume {thread_id} --answer "..."`.'
         )
 
 
 def clean_topic(topic: str) -> str:
     """Normalise the question; reject empty or oversized ones with a message that helps."""
     if not isinstance(topic, str):
-        raise InvalidInputError("The topic must be text, e.g. research(\"How do tides work?\").")
+        raise InvalidInputError('The topic must be text, e.g. research("How do tides work?").')
     text = unicodedata.normalize("NFC", topic)
     text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch in "\n\t")
     text = " ".join(text.split())
@@ -54,8 +54,9 @@ def clean_topic(topic: str) -> str:
     return text
 
 
-def research(topic: str, *, thread_id: str | None = None, ask: Ask | None = None,
-             **config: Any) -> Report:
+def research(
+    topic: str, *, thread_id: str | None = None, ask: Ask | None = None, **config: Any
+) -> Report:
     """Research ``topic`` and return a cited :class:`Report` (blocking).
 
     Keyword arguments are :class:`Configuration` fields (``model``, ``search``, ``docs``…).
@@ -65,8 +66,9 @@ def research(topic: str, *, thread_id: str | None = None, ask: Ask | None = None
     return asyncio.run(aresearch(topic, thread_id=thread_id, ask=ask, **config))
 
 
-async def aresearch(topic: str, *, thread_id: str | None = None, ask: Ask | None = None,
-                    **config: Any) -> Report:
+async def aresearch(
+    topic: str, *, thread_id: str | None = None, ask: Ask | None = None, **config: Any
+) -> Report:
     """Async :func:`research`."""
     report: Report | None = None
     async for item in stream(topic, thread_id=thread_id, ask=ask, **config):
@@ -76,8 +78,9 @@ async def aresearch(topic: str, *, thread_id: str | None = None, ask: Ask | None
     return report
 
 
-async def stream(topic: str, *, thread_id: str | None = None, ask: Ask | None = None,
-                 **config: Any) -> AsyncIterator[ProgressEvent | Report]:
+async def stream(
+    topic: str, *, thread_id: str | None = None, ask: Ask | None = None, **config: Any
+) -> AsyncIterator[ProgressEvent | Report]:
     """Yield :class:`ProgressEvent` objects while researching, then the :class:`Report`."""
     settings = Configuration.create(**config)
     clean = clean_topic(topic)
@@ -104,8 +107,9 @@ async def aresume(thread_id: str, answer: str | None = None, *, ask: Ask | None 
     return report
 
 
-async def stream_resume(thread_id: str, answer: str | None = None, *, ask: Ask | None = None
-                        ) -> AsyncIterator[ProgressEvent | Report]:
+async def stream_resume(
+    thread_id: str, answer: str | None = None, *, ask: Ask | None = None
+) -> AsyncIterator[ProgressEvent | Report]:
     """Like :func:`stream`, for a run that already has a checkpoint."""
     from langgraph.types import Command
 
@@ -125,16 +129,18 @@ def new_thread_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
-async def _drive(thread_id: str, topic: str, settings: Configuration, first: Any,
-                 ask: Ask | None) -> AsyncIterator[ProgressEvent | Report]:
+async def _drive(
+    thread_id: str, topic: str, settings: Configuration, first: Any, ask: Ask | None
+) -> AsyncIterator[ProgressEvent | Report]:
+    from langchain_core.runnables import RunnableConfig
     from langgraph.types import Command
 
-    from ponder.graphs.main import graph_builder
     from ponder.graphs.loop import recursion_limit
+    from ponder.graphs.main import graph_builder
     from ponder.services import runs
     from ponder.services.checkpoints import open_checkpointer
 
-    config = {
+    config: RunnableConfig = {
         "configurable": {**settings.model_dump(), "thread_id": thread_id},
         "recursion_limit": recursion_limit(settings),
     }
@@ -152,7 +158,7 @@ async def _drive(thread_id: str, topic: str, settings: Configuration, first: Any
                     pending, config, stream_mode=["custom"], subgraphs=True
                 ):
                     if mode == "custom" and isinstance(chunk, dict):
-                        yield ProgressEvent.from_custom(ns, chunk)
+                        yield ProgressEvent.from_custom(tuple(ns), chunk)
                 snapshot = await graph.aget_state(config, subgraphs=True)
                 question = _pending_question(snapshot)
                 if question is None:

@@ -56,9 +56,7 @@ class Configuration(BaseModel):
     queries_per_round: int = Field(
         3, ge=1, le=8, description="Maximum search queries generated per round."
     )
-    results_per_query: int = Field(
-        4, ge=1, le=20, description="Search results kept per query."
-    )
+    results_per_query: int = Field(4, ge=1, le=20, description="Search results kept per query.")
     search: SearchName = Field(
         "duckduckgo",
         description="Search backend: duckduckgo, searxng, local (your documents) or hybrid.",

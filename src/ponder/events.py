@@ -35,5 +35,9 @@ class ProgressEvent(BaseModel):
     def from_custom(cls, namespace: tuple[str, ...], payload: dict[str, Any]) -> ProgressEvent:
         data = {k: v for k, v in payload.items() if k not in ("event", "node")}
         path = [part.split(":", 1)[0] for part in namespace]
-        return cls(kind=str(payload.get("event", "")), node=str(payload.get("node", "")),
-                   path=path, data=data)
+        return cls(
+            kind=str(payload.get("event", "")),
+            node=str(payload.get("node", "")),
+            path=path,
+            data=data,
+        )

@@ -22,8 +22,7 @@ QUERY_USER = "Topic: {topic}\n{context}Queries already run: {already}\nToday: {t
 SUMMARY_SYSTEM = (
     "You maintain a research summary. Rewrite it as a list of findings about the topic, "
     "keeping what the previous summary knew and adding what the new sources say. Every "
-    "finding names the numbers of the sources that support it. Use only the sources. "
-    + UNTRUSTED
+    "finding names the numbers of the sources that support it. Use only the sources. " + UNTRUSTED
 )
 SUMMARY_USER_HEAD = "Topic: {topic}\n\nPrevious summary:\n{summary}"
 SUMMARY_USER_SOURCES = "New sources:"

@@ -59,10 +59,14 @@ class NodeContext:
 NodeFn = Callable[[S, NodeContext], Awaitable[dict[str, Any]]]
 
 
-def node(name: str) -> Callable[[NodeFn[S]], Callable[[S, RunnableConfig], Awaitable[dict[str, Any]]]]:
-    """Wrap a node body: resolve configuration, time it, and add its cost to ``stats``."""
+def node(name: str) -> Callable[[NodeFn[S]], Any]:
+    """Wrap a node body: resolve configuration, time it, and add its cost to ``stats``.
 
-    def decorate(body: NodeFn[S]) -> Callable[[S, RunnableConfig], Awaitable[dict[str, Any]]]:
+    The result is typed ``Any``: LangGraph's ``add_node`` overloads do not match a generic
+    async callable of (state, config), although LangGraph runs one correctly.
+    """
+
+    def decorate(body: NodeFn[S]) -> Any:
         async def run(state: S, config: RunnableConfig) -> dict[str, Any]:
             ctx = NodeContext(name, Configuration.from_runnable_config(config))
             ctx.emit("node_start")
@@ -70,8 +74,11 @@ def node(name: str) -> Callable[[NodeFn[S]], Callable[[S, RunnableConfig], Await
             update = await body(state, ctx)
             seconds = time.perf_counter() - started
             update["stats"] = ctx.stats(seconds)
-            ctx.emit("node_end", seconds=round(seconds, 3), tokens=ctx.usage.prompt_tokens
-                     + ctx.usage.completion_tokens)
+            ctx.emit(
+                "node_end",
+                seconds=round(seconds, 3),
+                tokens=ctx.usage.prompt_tokens + ctx.usage.completion_tokens,
+            )
             return update
 
         # Not functools.wraps: LangGraph reads the signature to decide to pass ``config``.

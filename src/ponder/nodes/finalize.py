@@ -24,10 +24,8 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
     topic = state["topic"]
     summary = state.get("running_summary", "")
     sources = state.get("sources", [])
-    reflection = state.get("reflection") or {}
-    if reflection.get("scope") == "broad" and ctx.config.mode == "auto" and not state.get(
-        "brief"
-    ):
+    reflection: dict[str, Any] = dict(state.get("reflection") or {})
+    if reflection.get("scope") == "broad" and ctx.config.mode == "auto" and not state.get("brief"):
         ctx.count("broad_not_handed_off")
     if not summary.strip() or not sources:
         warnings = list((state.get("stats") or {}).get("warnings", []))

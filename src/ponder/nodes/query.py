@@ -22,7 +22,7 @@ class QueryPlan(BaseModel):
 @functools.cache
 def query_plan_schema(n: int) -> type[QueryPlan]:
     """QueryPlan with 1..n queries, so constrained decoding cannot exceed the budget."""
-    return create_model(  # type: ignore[call-overload,no-any-return]
+    return create_model(
         "QueryPlan",
         __base__=QueryPlan,
         queries=(list[str], Field(min_length=1, max_length=n)),

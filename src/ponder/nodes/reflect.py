@@ -24,7 +24,7 @@ class Reflection(BaseModel):
 
 @functools.cache
 def reflection_schema(n: int) -> type[Reflection]:
-    return create_model(  # type: ignore[call-overload,no-any-return]
+    return create_model(
         "Reflection",
         __base__=Reflection,
         follow_up_queries=(list[str], Field(min_length=1, max_length=n)),
@@ -57,8 +57,9 @@ async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
         scope=result.scope,
         subtopics=[s for s in result.subtopics if s.strip()],
     )
-    ctx.emit("reflection", sufficient=result.is_sufficient, scope=result.scope,
-             gap=result.knowledge_gap)
+    ctx.emit(
+        "reflection", sufficient=result.is_sufficient, scope=result.scope, gap=result.knowledge_gap
+    )
     return {
         "reflection": reflection,
         "queries": new_queries(result.follow_up_queries, already, n),

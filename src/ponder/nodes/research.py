@@ -32,8 +32,11 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     if ctx.config.fetch_full_page:
         results = await _read_full_pages(results, ctx)
     sources, findings = _register(state.get("sources", []), results, state["topic"])
-    ctx.emit("sources", new=len([s for s in sources if s["number"] >= next_number(
-        state.get("sources", []))]), total=len(state.get("sources", [])) + len(sources))
+    ctx.emit(
+        "sources",
+        new=len([s for s in sources if s["number"] >= next_number(state.get("sources", []))]),
+        total=len(state.get("sources", [])) + len(sources),
+    )
     return {
         "queries_run": queries,
         "sources": sources,

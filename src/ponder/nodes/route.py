@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 
@@ -23,7 +23,7 @@ def route_start(state: LoopState, config: RunnableConfig) -> AtStart:
 def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
     """Hand off a broad topic, stop when sufficient or out of rounds, else search again."""
     settings = Configuration.from_runnable_config(config)
-    reflection = state.get("reflection") or {}
+    reflection: dict[str, Any] = dict(state.get("reflection") or {})
     if settings.mode == "auto" and reflection.get("scope") == "broad":
         return "deep_research"
     if reflection.get("is_sufficient"):

@@ -39,7 +39,7 @@ def summary_schema(numbers: list[int]) -> type[SummaryUpdate]:
         __base__=Claim,
         sources=(list[allowed], Field(min_length=1, max_length=3)),  # type: ignore[valid-type]
     )
-    return create_model(  # type: ignore[call-overload,no-any-return]
+    return create_model(
         "SummaryUpdate",
         __base__=SummaryUpdate,
         findings=(list[claim], Field(min_length=1, max_length=MAX_FINDINGS)),  # type: ignore[valid-type]
@@ -87,8 +87,8 @@ async def summarize_sources(state: LoopState, ctx: NodeContext) -> dict[str, Any
     known = [s["number"] for s in state.get("sources", [])]
     model = ctx.config.model
     head = prompts.SUMMARY_USER_HEAD.format(
-        topic=state["topic"], summary=within_budget(previous, ctx.config.summary_tokens, model)
-        or "(empty)",
+        topic=state["topic"],
+        summary=within_budget(previous, ctx.config.summary_tokens, model) or "(empty)",
     )
     # Findings arrive ranked by the search backend; later ones drop first when space is short.
     blocks = [

@@ -21,7 +21,9 @@ class ComposedReport:
     used_fallback_body: bool
 
 
-def compose_report(topic: str, body: str, fallback_body: str, sources: list[Source]) -> ComposedReport:
+def compose_report(
+    topic: str, body: str, fallback_body: str, sources: list[Source]
+) -> ComposedReport:
     """Check the written body's citations; fall back to ``fallback_body`` if none survive.
 
     A model-written source list is cut (the list is built in code from what is cited).

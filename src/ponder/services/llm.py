@@ -8,7 +8,6 @@ to ``num_ctx`` before it is sent.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -79,17 +78,15 @@ class LLM:
         warn: Warn | None = None,
     ) -> None:
         self.config = config
-        self.model = config.report_model if role == "report" and config.report_model else (
-            config.model
+        self.model = (
+            config.report_model if role == "report" and config.report_model else (config.model)
         )
         self.usage = usage or Usage()
         self._warn = warn or (lambda _message: None)
 
     # -- public API -----------------------------------------------------------------
 
-    async def structured(
-        self, schema: type[T], prompt: Prompt, fallback: T | Callable[[], T]
-    ) -> T:
+    async def structured(self, schema: type[T], prompt: Prompt, fallback: T | Callable[[], T]) -> T:
         """A validated ``schema`` instance, or ``fallback`` after bounded retries (recorded).
 
         Connection refused and model-not-found raise at once: no retry can fix them.
@@ -150,7 +147,11 @@ class LLM:
             self._warn(
                 "Prompt trimmed to fit num_ctx="
                 f"{self.config.num_ctx}: "
-                + ("a required part was shortened." if dropped < 0 else f"{dropped} part(s) left out.")
+                + (
+                    "a required part was shortened."
+                    if dropped < 0
+                    else f"{dropped} part(s) left out."
+                )
             )
         user = "\n\n".join(p.text for p in kept[1:] if p.text)
         return [SystemMessage(kept[0].text), HumanMessage(user)]
@@ -182,10 +183,8 @@ class LLM:
             raise ModelCallError(f"Ollama error: {exc.error} (HTTP {exc.status_code})") from None
         except (ConnectionError, httpx.ConnectError):
             raise OllamaUnavailableError(self.config.ollama_base_url) from None
-        except (httpx.TimeoutException, asyncio.TimeoutError):
-            raise ModelCallError(
-                f"no answer within {self.config.request_timeout:g}s"
-            ) from None
+        except (TimeoutError, httpx.TimeoutException):
+            raise ModelCallError(f"no answer within {self.config.request_timeout:g}s") from None
         except (httpx.TransportError, ValueError) as exc:
             raise ModelCallError(f"connection problem: {type(exc).__name__}: {exc}") from None
         seconds = time.perf_counter() - started

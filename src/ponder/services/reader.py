@@ -235,6 +235,7 @@ class PageReader:
         max_redirects: int = 5,
         user_agent: str = USER_AGENT,
         cache: Cache | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.allow_private = allow_private
         self.max_bytes = max_bytes
@@ -243,6 +244,7 @@ class PageReader:
         self.max_redirects = max_redirects
         self.user_agent = user_agent
         self.cache = cache
+        self._transport = transport  # tests substitute the network here
         self._semaphore = asyncio.Semaphore(concurrency)
 
     @classmethod
@@ -281,6 +283,7 @@ class PageReader:
             follow_redirects=False,
             trust_env=False,
             verify=_ssl_context(),
+            transport=self._transport,
         ) as client:
             current = url
             for _ in range(self.max_redirects + 1):

@@ -55,8 +55,9 @@ def start(thread_id: str, topic: str, config: dict[str, Any]) -> None:
         )
 
 
-def finish(thread_id: str, status: Status, *, output: str | None = None,
-           message: str | None = None) -> None:
+def finish(
+    thread_id: str, status: Status, *, output: str | None = None, message: str | None = None
+) -> None:
     with closing(_connect()) as conn, conn:
         conn.execute(
             "UPDATE runs SET status=?, updated=?, output=COALESCE(?, output), message=? "

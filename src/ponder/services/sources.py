@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TypedDict
+from typing import Any, TypedDict
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 _TRACKING = ("utm_", "fbclid", "gclid", "mc_", "ref_src")
@@ -39,7 +39,7 @@ def source_key(url: str) -> str:
 
 def merge_sources(existing: list[Source] | None, new: list[Source] | None) -> list[Source]:
     """Reducer: append unseen sources; for a known one, add passages it had not read."""
-    merged = [dict(s) for s in existing or []]
+    merged: list[dict[str, Any]] = [dict(s) for s in existing or []]
     index = {source_key(s["url"]): i for i, s in enumerate(merged)}
     for source in new or []:
         key = source_key(source["url"])

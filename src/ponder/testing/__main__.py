@@ -7,6 +7,7 @@ optional JSON file ``{"overrides": {title: reply}, "delay": seconds}``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -42,10 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"READY {rig.url}", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
-    except KeyboardInterrupt:
-        pass
     rig.stop()
     return 0
 

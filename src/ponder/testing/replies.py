@@ -14,7 +14,13 @@ FaultKind = Literal[
     "http500", "not_found", "invalid_json", "garbage", "stream_error", "slow", "drop"
 ]
 FAULT_KINDS: tuple[FaultKind, ...] = (
-    "http500", "not_found", "invalid_json", "garbage", "stream_error", "slow", "drop"
+    "http500",
+    "not_found",
+    "invalid_json",
+    "garbage",
+    "stream_error",
+    "slow",
+    "drop",
 )
 
 

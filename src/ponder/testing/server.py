@@ -64,8 +64,7 @@ class Rig:
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._server.server_port}"
 
     def start(self) -> Rig:
         self._thread = threading.Thread(
@@ -119,9 +118,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_text(200, "Ollama is running")
         elif self.path == "/api/version":
             self._send_json(200, {"version": OLLAMA_VERSION})
-        elif self.path == "/api/tags":
-            self._send_json(200, {"models": [_model_entry(m) for m in self.server.rig.models]})
-        elif self.path == "/api/ps":
+        elif self.path == "/api/tags" or self.path == "/api/ps":
             self._send_json(200, {"models": [_model_entry(m) for m in self.server.rig.models]})
         else:
             self._send_json(404, {"error": "not found"})
@@ -221,8 +218,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {**_stamp(request.model), "message": message, **final})
             return
         chunks = [_stamp(request.model) | {"message": m, "done": False} for m in _split(message)]
-        chunks.append(_stamp(request.model) | {"message": {"role": "assistant", "content": ""}}
-                      | final)
+        chunks.append(
+            _stamp(request.model) | {"message": {"role": "assistant", "content": ""}} | final
+        )
         self._stream(chunks)
 
     def _fault(self, fault: Fault, request: ChatRequest, entry: LogEntry) -> None:
@@ -247,7 +245,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
         elif kind == "stream_error":
             first = _stamp(request.model) | {
-                "message": {"role": "assistant", "content": "partial"}, "done": False
+                "message": {"role": "assistant", "content": "partial"},
+                "done": False,
             }
             self._stream([first, {"error": "an error was encountered while running the model"}])
 

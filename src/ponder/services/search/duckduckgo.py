@@ -18,6 +18,7 @@ from ponder.services.search.base import SearchBackendError, SearchResult
 
 Warn = Callable[[str], None]
 _NO_RESULTS = "No results found."
+DEFAULT_BACKOFF = 1.0  # seconds before the first retry; doubled on each further one
 
 
 def _ignore(_: str) -> None:
@@ -34,7 +35,7 @@ class DuckDuckGoSearch:
         *,
         timeout: float = 10.0,
         attempts: int = 3,
-        backoff: float = 1.0,
+        backoff: float | None = None,
         total_timeout: float = 30.0,
         region: str = "wt-wt",
         warn: Warn | None = None,
@@ -42,7 +43,7 @@ class DuckDuckGoSearch:
     ) -> None:
         self.timeout = timeout
         self.attempts = attempts
-        self.backoff = backoff
+        self.backoff = DEFAULT_BACKOFF if backoff is None else backoff
         self.total_timeout = total_timeout
         self.region = region
         self._warn = warn or _ignore

@@ -1,0 +1,37 @@
+# ponder — every target sets itself up (virtual environment, packages, model file).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+
+.PHONY: help install test lint typecheck demo bench clean
+
+help:  ## show the targets
+	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+install: $(STAMP)  ## create .venv and install ponder with its test extras
+
+lint: $(STAMP)  ## ruff lint and format check
+	$(VENV)/bin/ruff check src tests bench scripts
+	$(VENV)/bin/ruff format --check src tests bench scripts
+
+typecheck: $(STAMP)  ## mypy on src/
+	$(VENV)/bin/mypy
+
+test: lint typecheck  ## lint, type checks and the whole test suite (no Ollama, no network)
+	$(PY) -m pytest -q
+
+demo: $(STAMP)  ## a real research run, fully offline, with the tiny model over generated docs
+	$(PY) scripts/demo.py
+
+bench: $(STAMP)  ## measure cost, overhead, parallelism and local search; writes bench/results.json
+	$(PY) bench/run.py
+
+clean:  ## remove the virtual environment and caches
+	rm -rf $(VENV) .cache .demo .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,250 @@
+"""The local-documents backend: indexing, incremental refresh, bad files, search, offline."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from ponder.config import Configuration
+from ponder.errors import SearchError
+from ponder.services.search import make_search
+from ponder.services.search.local import (
+    LocalIndex,
+    LocalSearch,
+    fts_query,
+    index,
+    index_path,
+    index_status,
+    query_words,
+)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PONDER_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def make_pdf(lines: list[str]) -> bytes:
+    """A minimal one-page PDF whose text pypdf can extract."""
+    ops = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({t}) '" for t in lines) + " ET"
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        "/Resources << /Font << /F1 5 0 R >> >> >>",
+        f"<< /Length {len(ops)} >>\nstream\n{ops}\nendstream",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = "%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n"
+    out += "".join(f"{o:010d} 00000 n \n" for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
+    return out.encode("latin-1")
+
+
+def indexed(*roots: Path) -> LocalIndex:
+    local = LocalIndex(roots)
+    local.index()
+    return local
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "notes.md").write_text(
+        "# Tidal energy\n\nTidal turbines convert the flow of seawater into electricity.\n\n"
+        "They sit on the seabed in narrow straits.\n",
+        encoding="utf-8",
+    )
+    (docs / "sub" / "bees.txt").write_text(
+        "Honeybees communicate the location of flowers with a waggle dance.\n", encoding="utf-8"
+    )
+    (docs / "guide.rst").write_text(
+        "Glacier survey\n==============\n\nFirn compacts into glacial ice over decades.\n",
+        encoding="utf-8",
+    )
+    (docs / "page.html").write_text(
+        "<html><head><title>Volcano primer</title><script>var lava = 1;</script></head>"
+        "<body><article><p>Basaltic magma erupts effusively and builds shield volcanoes "
+        "such as Mauna Loa over thousands of years of gentle eruptions.</p></article>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+    (docs / "paper.pdf").write_bytes(make_pdf(["Zebra stripes deter biting flies."]))
+    (docs / ".hidden").mkdir()
+    (docs / ".hidden" / "secret.md").write_text("zebra secret", encoding="utf-8")
+    (docs / "image.png").write_bytes(b"\x89PNG\r\n")
+    return docs
+
+
+def test_indexes_every_supported_format(corpus: Path) -> None:
+    warnings: list[str] = []
+    stats = index([corpus], warn=warnings.append)
+    assert stats.files == 5 and stats.indexed == 5 and stats.skipped == 0
+    assert warnings == []
+    local = LocalIndex([corpus])  # the index persists: no re-indexing needed
+    for query, name in [
+        ("tidal turbines", "notes.md"),
+        ("waggle dance", "bees.txt"),
+        ("firn glacial", "guide.rst"),
+        ("basaltic magma shield", "page.html"),
+        ("zebra stripes", "paper.pdf"),
+    ]:
+        hits = local.search(query, 3)
+        assert hits and Path(hits[0].url).name == name, query
+    assert all(".hidden" not in h.url for h in local.search("zebra", 5))
+    assert local.search("lava", 5) == []  # script content is not text
+
+
+def test_result_points_into_the_file(corpus: Path) -> None:
+    hit = indexed(corpus).search("electricity seawater", 1)[0]
+    assert hit.origin == "local" and hit.backend == "local"
+    assert Path(hit.url).is_absolute() and hit.url == str((corpus / "notes.md").resolve())
+    assert hit.title == "Tidal energy"
+    start, end = (int(n) for n in hit.location.removeprefix("chars ").split("-"))  # type: ignore[union-attr]
+    text = (corpus / "notes.md").read_text(encoding="utf-8")
+    assert hit.content == text[start:end]
+    assert "seawater" in hit.snippet
+
+
+def test_pdf_location_names_the_page(corpus: Path) -> None:
+    hit = indexed(corpus).search("zebra", 1)[0]
+    assert hit.location is not None and hit.location.startswith("page 1, chars 0-")
+
+
+def test_long_documents_become_passages(tmp_path: Path) -> None:
+    docs = tmp_path / "long"
+    docs.mkdir()
+    paragraphs = [f"Paragraph {i} talks about topic{i} in some detail. " * 6 for i in range(40)]
+    text = "\n\n".join(paragraphs)
+    (docs / "long.md").write_text(text, encoding="utf-8")
+    stats = index([docs])
+    assert stats.passages >= 10
+    hit = LocalIndex([docs]).search("topic33", 1)[0]
+    start, end = (int(n) for n in hit.location.removeprefix("chars ").split("-"))  # type: ignore[union-attr]
+    assert end - start <= 1200 and text[start:end] == hit.content
+    assert "topic33" in hit.content
+
+
+def test_bad_files_are_skipped_with_a_warning(corpus: Path) -> None:
+    (corpus / "binary.txt").write_bytes(b"abc\x00\x01\x02" * 100)
+    (corpus / "latin1.md").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
+    (corpus / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+    (corpus / "empty.pdf").write_bytes(make_pdf([]))
+    warnings: list[str] = []
+    stats = index([corpus], warn=warnings.append)
+    assert stats.skipped == 4 and stats.indexed == 5
+    joined = "\n".join(warnings)
+    assert "binary.txt: binary content" in joined
+    assert "latin1.md: not UTF-8 text" in joined
+    assert "broken.pdf: unreadable PDF" in joined
+    assert "empty.pdf: the PDF has no extractable text" in joined
+    # An unchanged bad file is not read, or warned about, again.
+    warnings.clear()
+    assert index([corpus], warn=warnings.append).skipped == 0 and warnings == []
+    assert index_status([corpus]).skipped_files == 4
+
+
+def test_reindex_is_incremental(corpus: Path) -> None:
+    index([corpus])
+    (corpus / "notes.md").write_text("# Tidal energy\n\nNow about lagoons.\n", encoding="utf-8")
+    (corpus / "sub" / "bees.txt").unlink()
+    (corpus / "new.md").write_text("Quokkas live on Rottnest Island.\n", encoding="utf-8")
+    status = index_status([corpus])
+    assert status.stale_files == 3 and status.indexed_files == 5
+
+    stats = index([corpus])
+    assert (stats.indexed, stats.removed, stats.unchanged) == (2, 1, 3)
+    local = LocalIndex([corpus])
+    assert local.search("quokkas", 3)[0].url.endswith("new.md")
+    assert local.search("lagoons", 3)[0].url.endswith("notes.md")
+    assert local.search("turbines", 3) == []
+    assert local.search("waggle", 3) == []
+    assert index_status([corpus]).stale_files == 0
+
+    # Touched but unchanged: hashed, not re-parsed.
+    notes = corpus / "notes.md"
+    os.utime(notes, ns=(notes.stat().st_atime_ns, notes.stat().st_mtime_ns + 10**9))
+    stats = index([corpus])
+    assert stats.indexed == 0 and stats.unchanged == 5
+
+
+def test_progress_reaches_the_total(corpus: Path) -> None:
+    calls: list[tuple[int, int]] = []
+    index([corpus], progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (5, 5)
+
+
+def test_one_index_per_set_of_roots(corpus: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    assert index_path([corpus]) != index_path([corpus, other])
+    assert index_path([corpus, other]) == index_path([other, str(corpus) + "/"])
+    assert index_path([corpus]).parent == tmp_path / "cache" / "indexes"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['C++ "quoted', "AND OR NOT", "NEAR(a b)", "col:zebra*", "^-()", "   ", "tidal; DROP TABLE"],
+)
+def test_user_text_never_breaks_fts(corpus: Path, query: str) -> None:
+    results = indexed(corpus).search(query, 3)
+    assert isinstance(results, list)
+
+
+def test_query_words_are_quoted_and_ored() -> None:
+    assert fts_query(query_words('What is "C++" of the tides?')) == '"c" OR "tides"'
+    assert query_words("the of") == ["the", "of"]  # only stopwords: keep them
+
+
+def test_missing_root_is_a_warning(tmp_path: Path) -> None:
+    warnings: list[str] = []
+    stats = index([tmp_path / "nope"], warn=warnings.append)
+    assert stats.files == 0 and "does not exist" in warnings[0]
+
+
+def test_unwritable_cache_indexes_in_memory(corpus: Path, tmp_path: Path, monkeypatch) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("PONDER_CACHE_DIR", str(blocker / "cache"))
+    warnings: list[str] = []
+    local = LocalIndex([corpus], warn=warnings.append)
+    assert str(local.db_path) == ":memory:" and "in memory" in warnings[0]
+    local.index()
+    assert local.search("waggle", 1)[0].url.endswith("bees.txt")
+
+
+async def test_local_search_indexes_on_first_use_and_refreshes(corpus: Path) -> None:
+    backend = LocalSearch([corpus], refresh_seconds=0)
+    assert (await backend.search("waggle dance", 2))[0].url.endswith("bees.txt")
+    (corpus / "late.txt").write_text("Axolotls regrow limbs.", encoding="utf-8")
+    assert (await backend.search("axolotls", 2))[0].url.endswith("late.txt")
+
+
+def test_make_search_local_needs_docs() -> None:
+    with pytest.raises(SearchError, match="--docs"):
+        make_search(Configuration(search="local"), warn=lambda _: None)
+    with pytest.raises(SearchError, match="do not exist|exist"):
+        make_search(Configuration(search="local", docs=["/no/such/dir"]), warn=lambda _: None)
+
+
+async def test_local_search_opens_no_socket(corpus: Path, monkeypatch) -> None:
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"network use during local search: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", forbidden)
+    monkeypatch.setattr(socket.socket, "connect_ex", forbidden)
+    monkeypatch.setattr(socket, "getaddrinfo", forbidden)
+    monkeypatch.setattr(socket, "create_connection", forbidden)
+    backend = make_search(Configuration(search="local", docs=[str(corpus)]), warn=print)
+    results = await backend.search("zebra stripes flies", 3)
+    assert results and all(r.origin == "local" for r in results)
