@@ -161,7 +161,9 @@ async def test_duckduckgo_maps_results(monkeypatch: pytest.MonkeyPatch) -> None:
     assert all(r.backend == "duckduckgo" and r.origin == "web" for r in results)
 
 
-async def test_duckduckgo_no_results_is_empty_without_retry(monkeypatch) -> None:
+async def test_duckduckgo_no_results_is_empty_without_retry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     calls = patch_ddgs(monkeypatch, [DDGSException("No results found.")])
     warnings: list[str] = []
     assert await DuckDuckGoSearch(warn=warnings.append).search("zzz", 5) == []
@@ -220,7 +222,7 @@ class Scripted:
 
 
 def hit(url: str, origin: str = "web") -> SearchResult:
-    return SearchResult(title=url, url=url, snippet="s", origin=origin)  # type: ignore[arg-type]
+    return SearchResult(title=url, url=url, snippet="s", origin=origin)
 
 
 async def test_fallback_goes_to_the_next_backend_and_says_so() -> None:
@@ -284,7 +286,9 @@ async def test_make_search_falls_back_from_duckduckgo_to_searxng(
     assert any("falling back to 'searxng'" in w for w in warnings)
 
 
-async def test_make_search_warns_and_returns_empty_when_all_fail(monkeypatch) -> None:
+async def test_make_search_warns_and_returns_empty_when_all_fail(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     patch_ddgs(monkeypatch, [DDGSException("ConnectError: offline")])
     warnings: list[str] = []
     config = Configuration(search="duckduckgo", searxng_url=closed_port_url(), cache=False)
@@ -292,7 +296,9 @@ async def test_make_search_warns_and_returns_empty_when_all_fail(monkeypatch) ->
     assert "Every search backend failed" in warnings[-1]
 
 
-async def test_make_search_hybrid(searx: FakeSearxng, tmp_path: Path, monkeypatch) -> None:
+async def test_make_search_hybrid(
+    searx: FakeSearxng, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     patch_ddgs(monkeypatch, [HITS])
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -345,7 +351,9 @@ def test_cache_entries_expire(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert cache.purge_expired() == 1
 
 
-def test_unwritable_cache_degrades_with_one_warning(tmp_path: Path, monkeypatch) -> None:
+def test_unwritable_cache_degrades_with_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("not a folder")
     monkeypatch.setenv("PONDER_CACHE_DIR", str(blocker / "cache"))

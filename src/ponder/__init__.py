@@ -3,28 +3,37 @@
 from ponder import research
 report = research("How do tides work?", search="local", docs=["~/notes"])
 print(report.markdown)
+
+Names are imported on first use (PEP 562), so ``import ponder`` and ``ponder --help`` stay
+fast: pydantic, LangGraph and the Ollama client load only when a run needs them.
 """
 
-from ponder.api import (
-    ClarificationNeeded,
-    aresearch,
-    aresume,
-    research,
-    resume,
-    stream,
-)
-from ponder.config import Configuration
-from ponder.errors import (
-    ConfigurationError,
-    InvalidInputError,
-    ModelCallError,
-    ModelNotFoundError,
-    OllamaUnavailableError,
-    PonderError,
-    SearchError,
-)
-from ponder.events import ProgressEvent
-from ponder.report import Report, RunStats, SourceRef
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ponder.api import (
+        ClarificationNeeded,
+        aresearch,
+        aresume,
+        research,
+        resume,
+        stream,
+    )
+    from ponder.config import Configuration
+    from ponder.errors import (
+        ConfigurationError,
+        InvalidInputError,
+        ModelCallError,
+        ModelNotFoundError,
+        OllamaUnavailableError,
+        PonderError,
+        SearchError,
+    )
+    from ponder.events import ProgressEvent
+    from ponder.report import Report, RunStats, SourceRef
 
 __all__ = [
     "ClarificationNeeded",
@@ -46,3 +55,37 @@ __all__ = [
     "resume",
     "stream",
 ]
+
+_HOME = {
+    "ClarificationNeeded": "ponder.api",
+    "aresearch": "ponder.api",
+    "aresume": "ponder.api",
+    "research": "ponder.api",
+    "resume": "ponder.api",
+    "stream": "ponder.api",
+    "Configuration": "ponder.config",
+    "ConfigurationError": "ponder.errors",
+    "InvalidInputError": "ponder.errors",
+    "ModelCallError": "ponder.errors",
+    "ModelNotFoundError": "ponder.errors",
+    "OllamaUnavailableError": "ponder.errors",
+    "PonderError": "ponder.errors",
+    "SearchError": "ponder.errors",
+    "ProgressEvent": "ponder.events",
+    "Report": "ponder.report",
+    "RunStats": "ponder.report",
+    "SourceRef": "ponder.report",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'ponder' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -126,6 +126,7 @@ async def stream_resume(
 
 
 def new_thread_id() -> str:
+    """A fresh run id: sortable by start time, unique enough for one machine."""
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
@@ -150,12 +151,17 @@ async def _drive(
     try:
         async with open_checkpointer() as saver:
             graph = graph_builder().compile(checkpointer=saver)
-            if first is None and not (await graph.aget_state(config)).next:
-                first = {"topic": topic}  # nothing pending: the run had finished or never began
+            snapshot = await graph.aget_state(config)
+            # A finished run is not run again (its reducers would append a second pass).
+            finished = first is None and not snapshot.next and bool(snapshot.values.get("report"))
+            if first is None and not snapshot.next:
+                first = {"topic": topic}  # nothing pending: the run never began
             pending: Any = first
-            while True:
+            while not finished:
+                # durability="sync": a step's checkpoint is on disk before the next step
+                # starts, so a SIGKILL never loses a step that had finished.
                 async for ns, mode, chunk in graph.astream(
-                    pending, config, stream_mode=["custom"], subgraphs=True
+                    pending, config, stream_mode=["custom"], subgraphs=True, durability="sync"
                 ):
                     if mode == "custom" and isinstance(chunk, dict):
                         yield ProgressEvent.from_custom(tuple(ns), chunk)

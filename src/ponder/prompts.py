@@ -54,3 +54,47 @@ def source_block(number: int, title: str, url: str, text: str) -> str:
 
 def _attr(value: str) -> str:
     return value.replace('"', "'").replace("\n", " ")[:200]
+
+
+# Produces: Clarification — whether one question is truly needed, the question, and a
+# one-line verification of what will be researched.
+CLARIFY_SYSTEM = (
+    "Decide whether the research request below is too ambiguous to research well. Ask a "
+    "question only when an answer would change the research substantially; otherwise set "
+    "need_clarification to false and restate in one line what you will research."
+)
+CLARIFY_USER = "Request: {topic}\n{conversation}"
+
+# Produces: ResearchBrief — one self-contained research brief from the whole conversation.
+BRIEF_SYSTEM = (
+    "Write a research brief: one paragraph that states exactly what to research, including "
+    "every preference the user stated, in the language of the request."
+)
+BRIEF_USER = "Request: {topic}\n{conversation}\nWhat is already known:\n{notes}"
+
+# Produces: SupervisorDecision — a short reflection, sub-topics to research now, complete?
+SUPERVISOR_SYSTEM = (
+    "You lead a research team. From the brief, choose independent sub-topics that still need "
+    "research (each a short phrase a researcher can search for), or declare the research "
+    "complete when the notes cover the brief. Never repeat a sub-topic already researched."
+)
+SUPERVISOR_USER = (
+    "Brief: {brief}\n\nSub-topics already researched: {done}\n\nNotes so far:\n{notes}"
+)
+
+# Produces: the final report body in Markdown (title, sections, [n] after each claim).
+FINAL_REPORT_SYSTEM = (
+    "Write a research report in Markdown answering the brief from the notes below. Start "
+    "with '# <title>', then one '## ' section per theme. After every factual claim put its "
+    "source number in square brackets, like [3], using only numbers that appear in the "
+    "notes. Do not write a list of sources. Write in the language of the request."
+)
+FINAL_REPORT_USER = "Request: {topic}\nBrief: {brief}\n\nNotes:\n{notes}"
+
+# Produces: one report section in Markdown, used when all notes do not fit at once.
+SECTION_SYSTEM = (
+    "Write one section of a research report in Markdown from the notes below: start with "
+    "'## {heading}', then paragraphs with a [n] source number after every claim, using only "
+    "numbers in the notes. Write in the language of the request."
+)
+SECTION_USER = "Request: {topic}\n\nNotes for this section:\n{notes}"

@@ -8,7 +8,9 @@ State holds plain dicts so checkpoints stay portable.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
+
+from typing_extensions import TypedDict  # pydantic (Studio schemas) needs it on 3.11
 
 from ponder.services.sources import Source, merge_sources
 from ponder.services.stats import merge_stats
@@ -36,6 +38,14 @@ class ResearchInput(TypedDict):
     """What a caller gives: only the topic."""
 
     topic: str
+
+
+class ResearcherInput(TypedDict):
+    """A researcher's input inside the deep pipeline: its sub-topic, the brief, the sources."""
+
+    topic: str
+    brief: str
+    sources: list[Source]
 
 
 class ResearchOutput(TypedDict):

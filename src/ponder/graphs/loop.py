@@ -13,41 +13,54 @@ from ponder.nodes.reflect import reflect
 from ponder.nodes.research import web_research
 from ponder.nodes.route import route_research, route_research_no_handoff, route_start
 from ponder.nodes.summarize import summarize_sources
-from ponder.state import LoopState, ResearchInput, ResearchOutput
+from ponder.state import LoopState, ResearcherInput, ResearchInput, ResearchOutput
 
 
-def add_loop_nodes(builder: StateGraph[Any, Any, Any, Any]) -> None:
+def add_round_nodes(builder: StateGraph[Any, Any, Any, Any]) -> None:
     builder.add_node("generate_query", generate_query)
     builder.add_node("web_research", web_research)
     builder.add_node("summarize_sources", summarize_sources)
     builder.add_node("reflect", reflect)
-    builder.add_node("finalize_summary", finalize_summary)
     builder.add_edge("generate_query", "web_research")
     builder.add_edge("web_research", "summarize_sources")
     builder.add_edge("summarize_sources", "reflect")
-    builder.add_edge("finalize_summary", END)
 
 
 def loop_builder(*, handoff: Any = None) -> StateGraph[Any, Any, Any, Any]:
     """The loop; with ``handoff`` (a graph or node) broad topics go to it as ``deep_research``.
 
-    Without it — a researcher inside the deep pipeline — the loop never hands off.
+    Without it, the loop is a researcher inside the deep pipeline: it never hands off, takes
+    the brief and the shared sources as input, and ends with its running summary (the
+    compressed research) instead of writing a report of its own.
     """
-    builder = StateGraph(
+    if handoff is None:
+        builder = StateGraph(
+            LoopState,
+            context_schema=Configuration,
+            input_schema=ResearcherInput,
+            output_schema=ResearchOutput,
+        )
+        add_round_nodes(builder)
+        builder.add_edge(START, "generate_query")
+        builder.add_conditional_edges(
+            "reflect",
+            route_research_no_handoff,
+            {"web_research": "web_research", "finalize_summary": END},
+        )
+        return builder
+    builder = StateGraph(  # type: ignore[assignment]
         LoopState,
         context_schema=Configuration,
         input_schema=ResearchInput,
         output_schema=ResearchOutput,
     )
-    add_loop_nodes(builder)
-    if handoff is None:
-        builder.add_edge(START, "generate_query")
-        builder.add_conditional_edges("reflect", route_research_no_handoff)
-    else:
-        builder.add_node("deep_research", handoff)
-        builder.add_conditional_edges(START, route_start)
-        builder.add_conditional_edges("reflect", route_research)
-        builder.add_edge("deep_research", END)
+    add_round_nodes(builder)
+    builder.add_node("finalize_summary", finalize_summary)
+    builder.add_node("deep_research", handoff)
+    builder.add_conditional_edges(START, route_start)
+    builder.add_conditional_edges("reflect", route_research)
+    builder.add_edge("finalize_summary", END)
+    builder.add_edge("deep_research", END)
     return builder
 
 

@@ -6,8 +6,10 @@ from typing import Any
 
 from langgraph.graph import StateGraph
 
+from ponder.graphs.deep import deep_builder
 from ponder.graphs.loop import loop_builder
 
 
 def graph_builder() -> StateGraph[Any, Any, Any, Any]:
-    return loop_builder()
+    """The loop with the deep pipeline as its ``deep_research`` subgraph."""
+    return loop_builder(handoff=deep_builder().compile())

@@ -11,6 +11,7 @@ from langchain_core.runnables import RunnableConfig
 
 from ponder.config import Configuration
 from ponder.services.llm import LLM, Usage
+from ponder.services.stats import merge_stats
 
 S = TypeVar("S")
 
@@ -73,7 +74,7 @@ def node(name: str) -> Callable[[NodeFn[S]], Any]:
             started = time.perf_counter()
             update = await body(state, ctx)
             seconds = time.perf_counter() - started
-            update["stats"] = ctx.stats(seconds)
+            update["stats"] = merge_stats(update.get("stats"), ctx.stats(seconds))
             ctx.emit(
                 "node_end",
                 seconds=round(seconds, 3),

@@ -66,3 +66,12 @@ def sources_section(cited: list[Source]) -> str:
 
 def _numbers(group: str) -> list[int]:
     return [int(n) for n in re.split(r"[,;]", group) if n.strip().isdigit()]
+
+
+def remap(text: str, mapping: dict[int, int]) -> str:
+    """Rewrite citation numbers through ``mapping``; numbers it lacks are dropped."""
+
+    def apply(match: re.Match[str]) -> str:
+        return "".join(f"[{mapping[n]}]" for n in _numbers(match.group(1)) if n in mapping)
+
+    return _GROUP.sub(apply, text)

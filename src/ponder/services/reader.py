@@ -15,6 +15,7 @@ import asyncio
 import functools
 import html
 import io
+import logging
 import math
 import re
 import ssl
@@ -94,6 +95,8 @@ def pdf_pages(data: bytes) -> list[str]:
     """Text of each page of a PDF. Raises ValueError for a corrupt or encrypted file."""
     from pypdf import PdfReader
 
+    # pypdf logs every repaired defect; ponder reports unreadable files through its own warnings.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import Any, TypedDict
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from typing_extensions import TypedDict  # pydantic (Studio schemas) needs it on 3.11
 
 _TRACKING = ("utm_", "fbclid", "gclid", "mc_", "ref_src")
 MAX_PASSAGES = 6

@@ -103,6 +103,9 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     rig: Rig
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that hang up (timeouts, injected drops) are expected, not news."""
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"

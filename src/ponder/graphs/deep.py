@@ -1,0 +1,38 @@
+"""The deep pipeline: clarify → brief → supervisor ⇄ parallel researchers → final report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from ponder.config import Configuration
+from ponder.deep_state import DeepInput, DeepOutput, DeepState
+from ponder.nodes.brief import write_research_brief
+from ponder.nodes.clarify import ask_user, clarify_with_user, route_clarify
+from ponder.nodes.report import final_report
+from ponder.nodes.researcher import researcher
+from ponder.nodes.supervisor import route_supervisor, supervisor
+
+
+def deep_builder() -> StateGraph[Any, Any, Any, Any]:
+    builder = StateGraph(
+        DeepState,
+        context_schema=Configuration,
+        input_schema=DeepInput,
+        output_schema=DeepOutput,
+    )
+    builder.add_node("clarify_with_user", clarify_with_user)
+    builder.add_node("ask_user", ask_user)
+    builder.add_node("write_research_brief", write_research_brief)
+    builder.add_node("supervisor", supervisor)
+    builder.add_node("researcher", researcher)
+    builder.add_node("final_report", final_report)
+    builder.add_edge(START, "clarify_with_user")
+    builder.add_conditional_edges("clarify_with_user", route_clarify)
+    builder.add_edge("ask_user", "clarify_with_user")
+    builder.add_edge("write_research_brief", "supervisor")
+    builder.add_conditional_edges("supervisor", route_supervisor, ["researcher", "final_report"])
+    builder.add_edge("researcher", "supervisor")
+    builder.add_edge("final_report", END)
+    return builder

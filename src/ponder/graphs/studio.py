@@ -1,0 +1,40 @@
+"""Compiled graphs for LangGraph Studio, LangGraph Server and your own LangGraph apps.
+
+``langgraph.json`` points at ``graph`` here. They are compiled without a checkpointer:
+the server (``langgraph dev``, LangGraph Platform) brings its own, and so does a parent
+graph that embeds them as subgraphs. The input form asks only for the topic; every
+:class:`~ponder.config.Configuration` field is the graph's context schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from annotated_types import Le
+
+from ponder.config import Configuration
+from ponder.graphs.loop import loop_builder, recursion_limit
+from ponder.graphs.main import graph_builder
+
+
+def _maximum(field: str) -> int:
+    """The upper bound a Configuration field allows (its ``le=`` constraint)."""
+    for rule in Configuration.model_fields[field].metadata:
+        if isinstance(rule, Le):
+            return int(rule.le)  # type: ignore[call-overload]
+    raise ValueError(f"Configuration.{field} has no upper bound")
+
+
+# Studio users can raise the caps in the UI, so allow the supersteps of the largest ones.
+RECURSION_LIMIT = recursion_limit(
+    Configuration.model_construct(
+        max_loops=_maximum("max_loops"),
+        max_supervisor_rounds=_maximum("max_supervisor_rounds"),
+    )
+)
+
+graph: Any = graph_builder().compile(name="ponder").with_config(recursion_limit=RECURSION_LIMIT)
+"""The full agent: the research loop, handing broad topics to the deep pipeline."""
+
+loop: Any = loop_builder().compile(name="ponder-loop").with_config(recursion_limit=RECURSION_LIMIT)
+"""The research loop alone (it never hands off)."""

@@ -1,0 +1,35 @@
+"""write_research_brief: one brief from the whole conversation; it replaces, not extends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ponder import prompts
+from ponder.deep_state import DeepState
+from ponder.nodes.clarify import conversation_text
+from ponder.nodes.context import NodeContext, node
+from ponder.services.llm import Prompt
+
+
+class ResearchBrief(BaseModel):
+    brief: str = Field(max_length=1500)
+
+
+@node("write_research_brief")
+async def write_research_brief(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
+    topic = state["topic"]
+    conversation = conversation_text(state)
+    prompt = Prompt.simple(
+        prompts.BRIEF_SYSTEM,
+        prompts.BRIEF_USER.format(
+            topic=topic,
+            conversation=conversation,
+            notes=state.get("running_summary") or "(nothing yet)",
+        ),
+    )
+    fallback = ResearchBrief(brief=" ".join([topic, *conversation.splitlines()[1::2]]))
+    result = await ctx.llm().structured(ResearchBrief, prompt, fallback)
+    brief = result.brief.strip() or fallback.brief
+    return {"brief": brief}

@@ -1,0 +1,64 @@
+"""clarify_with_user and ask_user: one question when truly needed (hard cap: two).
+
+Deciding and asking are two nodes so that resuming after the person answers does not repeat
+the model call: ``ask_user`` only pauses with LangGraph's ``interrupt()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.types import interrupt
+from pydantic import BaseModel, Field
+
+from ponder import prompts
+from ponder.deep_state import DeepState
+from ponder.nodes.context import NodeContext, node
+from ponder.services.llm import Prompt
+
+MAX_QUESTIONS = 2
+
+
+class Clarification(BaseModel):
+    need_clarification: bool
+    question: str = Field(max_length=300)
+    verification: str = Field(max_length=300)
+
+
+def conversation_text(state: DeepState) -> str:
+    turns = state.get("conversation", [])
+    return "\n".join(turns) + ("\n" if turns else "")
+
+
+@node("clarify_with_user")
+async def clarify_with_user(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
+    if state.get("sources") and not state.get("conversation"):
+        carried = [{"number": s["number"], "url": s["url"]} for s in state.get("sources", [])]
+        ctx.emit("handoff", sources=carried)
+    asked = state.get("clarifications", 0)
+    if not ctx.config.allow_clarification or asked >= MAX_QUESTIONS:
+        return {"pending_question": ""}
+    prompt = Prompt.simple(
+        prompts.CLARIFY_SYSTEM,
+        prompts.CLARIFY_USER.format(topic=state["topic"], conversation=conversation_text(state)),
+    )
+    fallback = Clarification(need_clarification=False, question="", verification="")
+    decision = await ctx.llm().structured(Clarification, prompt, fallback)
+    question = decision.question.strip() if decision.need_clarification else ""
+    return {"pending_question": question}
+
+
+@node("ask_user")
+async def ask_user(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
+    question = state.get("pending_question", "")
+    ctx.emit("clarification", question=question)
+    answer = interrupt({"question": question})
+    return {
+        "conversation": [f"Question: {question}", f"Answer: {str(answer).strip()}"],
+        "clarifications": state.get("clarifications", 0) + 1,
+        "pending_question": "",
+    }
+
+
+def route_clarify(state: DeepState) -> Literal["ask_user", "write_research_brief"]:
+    return "ask_user" if state.get("pending_question") else "write_research_brief"

@@ -1,0 +1,68 @@
+"""final_report: the report from the researchers' notes, citations checked in code.
+
+When every note fits the context window the report is written in one call; otherwise it is
+written section by section, one sub-topic at a time, so no evidence is truncated away.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ponder import prompts
+from ponder.deep_state import DeepState, Note
+from ponder.nodes.context import NodeContext, node
+from ponder.nodes.finalize import nothing_found_report
+from ponder.services import budget
+from ponder.services.composer import compose_report
+from ponder.services.llm import LLM, Prompt
+
+
+def sections(state: DeepState) -> list[Note]:
+    notes = [n for n in state.get("notes", []) if n["summary"].strip()]
+    if state.get("running_summary", "").strip():
+        notes.insert(0, Note(topic="Overview", summary=state["running_summary"], error=""))
+    return notes
+
+
+def notes_markdown(notes: list[Note]) -> str:
+    return "\n\n".join(f"## {n['topic']}\n{n['summary']}" for n in notes)
+
+
+@node("final_report")
+async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
+    topic = state["topic"]
+    notes = sections(state)
+    sources = state.get("sources", [])
+    if not notes or not sources:
+        warnings = list((state.get("stats") or {}).get("warnings", []))
+        return {"report": nothing_found_report(topic, warnings), "running_summary": ""}
+    llm = ctx.llm("report")
+    everything = notes_markdown(notes)
+    brief = state.get("brief") or topic
+    whole = prompts.FINAL_REPORT_USER.format(topic=topic, brief=brief, notes=everything)
+    fits = budget.estimate_tokens(prompts.FINAL_REPORT_SYSTEM + whole, llm.model) <= (
+        llm.prompt_budget()
+    )
+    if fits:
+        body = await llm.text(Prompt.simple(prompts.FINAL_REPORT_SYSTEM, whole), everything)
+    else:
+        ctx.count("report_sections", len(notes))
+        body = await _by_section(llm, topic, notes)
+    composed = compose_report(topic, body, everything, sources)
+    if composed.citations_removed:
+        ctx.count("citations_removed", composed.citations_removed)
+    if composed.used_fallback_body:
+        ctx.warn("The report text cited no retrieved source; the cited notes were used instead.")
+    ctx.emit("report", cited=len(composed.cited))
+    return {"report": composed.markdown, "running_summary": everything}
+
+
+async def _by_section(llm: LLM, topic: str, notes: list[Note]) -> str:
+    """One call per sub-topic; each section falls back to its own cited notes."""
+    parts = [f"# {topic}"]
+    for note in notes:
+        fallback = f"## {note['topic']}\n{note['summary']}"
+        system = prompts.SECTION_SYSTEM.format(heading=note["topic"])
+        user = prompts.SECTION_USER.format(topic=topic, notes=note["summary"])
+        parts.append(await llm.text(Prompt.simple(system, user), fallback))
+    return "\n\n".join(parts)

@@ -1,0 +1,54 @@
+"""researcher: the research loop itself, run on one sub-topic with the hand-off disabled."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.errors import GraphInterrupt
+
+from ponder.deep_state import ResearcherResult, ResearcherTask
+from ponder.errors import ModelNotFoundError, OllamaUnavailableError
+from ponder.nodes.context import NodeContext, node
+
+
+@functools.cache
+def researcher_graph() -> Any:
+    from ponder.graphs.loop import loop_builder
+
+    return loop_builder(handoff=None).compile()
+
+
+@node("researcher")
+async def researcher(task: ResearcherTask, ctx: NodeContext) -> dict[str, Any]:
+    ctx.emit("researcher", topic=task["topic"], status="started")
+    from ponder.graphs.loop import recursion_limit
+
+    # The checkpointer, namespace and stream writer are inherited from LangGraph's context.
+    config = RunnableConfig(
+        configurable=ctx.config.model_dump(), recursion_limit=recursion_limit(ctx.config)
+    )
+    try:
+        output = await researcher_graph().ainvoke(dict(task), config)
+    except (GraphInterrupt, OllamaUnavailableError, ModelNotFoundError):
+        raise  # no other researcher can do better: stop with the clear error
+    except Exception as exc:  # one failing researcher must not sink the run
+        ctx.emit("researcher", topic=task["topic"], status="failed")
+        return {"researcher_results": [_failed(task, f"{type(exc).__name__}: {exc}")]}
+    stats = output.get("stats") or {}
+    error = ""
+    if not stats.get("llm_calls") and stats.get("fallbacks"):
+        error = "every model call failed; only extracted passages were kept"
+    ctx.emit("researcher", topic=task["topic"], status="done")
+    result = ResearcherResult(
+        topic=task["topic"],
+        summary=output.get("running_summary") or "",
+        sources=output.get("sources") or [],
+        error=error,
+    )
+    return {"researcher_results": [result], "stats": stats}
+
+
+def _failed(task: ResearcherTask, error: str) -> ResearcherResult:
+    return ResearcherResult(topic=task["topic"], summary="", sources=[], error=error)

@@ -1,0 +1,143 @@
+"""supervisor: merge finished research, then choose the sub-topics to research next.
+
+A structured decision each round — no tool calling, which small local models do badly. At
+most ``max_concurrent_researchers`` run at once; the rest wait in ``queued`` for the next
+round, and a sub-topic already assigned is never assigned again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.types import Send
+from pydantic import BaseModel, Field
+
+from ponder import prompts
+from ponder.deep_state import DeepState, Note, ResearcherResult, ResearcherTask
+from ponder.nodes.context import NodeContext, node
+from ponder.nodes.query import normalise_query
+from ponder.services.citations import remap
+from ponder.services.llm import Prompt
+from ponder.services.sources import Source, next_number, source_key
+
+
+class SupervisorDecision(BaseModel):
+    reflection: str = Field(max_length=400)
+    subtopics: list[str] = Field(default_factory=list, max_length=6)
+    research_complete: bool
+
+
+def merge_results(
+    known: list[Source], results: list[ResearcherResult]
+) -> tuple[list[Source], list[Note]]:
+    """Fold researchers' sources into the shared registry and renumber their summaries."""
+    numbers = {source_key(s["url"]): s["number"] for s in known}
+    upcoming = next_number(known)
+    merged: list[Source] = []
+    notes: list[Note] = []
+    for result in results:
+        mapping: dict[int, int] = {}
+        for source in result["sources"]:
+            key = source_key(source["url"])
+            if key not in numbers:
+                numbers[key] = upcoming
+                upcoming += 1
+            mapping[source["number"]] = numbers[key]
+            merged.append(Source(**{**source, "number": numbers[key]}))
+        notes.append(
+            Note(
+                topic=result["topic"],
+                summary=remap(result["summary"], mapping),
+                error=result["error"],
+            )
+        )
+    return merged, notes
+
+
+def fresh_subtopics(candidates: list[str], assigned: list[str]) -> list[str]:
+    seen = {normalise_query(t) for t in assigned}
+    fresh = []
+    for topic in candidates:
+        key = normalise_query(topic)
+        if key and key not in seen:
+            seen.add(key)
+            fresh.append(" ".join(topic.split())[:200])
+    return fresh
+
+
+def notes_text(state: DeepState, extra: list[Note]) -> str:
+    parts = [f"Starting notes:\n{state['running_summary']}"] if state.get("running_summary") else []
+    for note in [*state.get("notes", []), *extra]:
+        parts.append(f"Sub-topic: {note['topic']}\n{note['summary'] or note['error']}")
+    return "\n\n".join(parts) or "(none yet)"
+
+
+@node("supervisor")
+async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
+    results = state.get("researcher_results", [])
+    new_results = results[state.get("merged_results", 0) :]
+    sources, notes = merge_results(state.get("sources", []), new_results)
+    for note in notes:
+        if note["error"]:
+            ctx.warn(f"Researcher on {note['topic']!r}: {note['error']}")
+    update: dict[str, Any] = {"sources": sources, "notes": notes, "merged_results": len(results)}
+    done_rounds = state.get("supervisor_round", 0)
+    queued = state.get("queued", [])
+    if done_rounds >= ctx.config.max_supervisor_rounds:
+        if queued:
+            ctx.warn(f"Out of supervisor rounds; not researched: {', '.join(queued)}.")
+        return {**update, "queued": [], "dispatch": []}
+    candidates = list(queued)
+    complete = False
+    if not queued or len(queued) < ctx.config.max_concurrent_researchers:
+        decision = await _decide(state, ctx, notes)
+        complete = decision.research_complete
+        reflection: dict[str, Any] = dict(state.get("reflection") or {})
+        seeds = reflection.get("subtopics", []) if done_rounds == 0 else []
+        if not complete:
+            candidates += [*decision.subtopics, *seeds]
+        if done_rounds == 0 and not candidates:
+            candidates = [state["topic"]]  # the first round always researches something
+    fresh = fresh_subtopics(candidates, state.get("assigned", []))
+    slots = ctx.config.max_concurrent_researchers
+    now, later = fresh[:slots], fresh[slots:]
+    if not now:
+        return {**update, "queued": [], "dispatch": [], "research_complete": True}
+    ctx.emit("supervisor", round=done_rounds + 1, subtopics=now, waiting=later)
+    return {
+        **update,
+        "assigned": now,
+        "queued": later,
+        "dispatch": now,
+        "supervisor_round": done_rounds + 1,
+        "research_complete": complete,
+    }
+
+
+async def _decide(state: DeepState, ctx: NodeContext, notes: list[Note]) -> SupervisorDecision:
+    prompt = Prompt.simple(
+        prompts.SUPERVISOR_SYSTEM,
+        prompts.SUPERVISOR_USER.format(
+            brief=state.get("brief") or state["topic"],
+            done=", ".join(state.get("assigned", [])) or "none",
+            notes=notes_text(state, notes),
+        ),
+    )
+    fallback = SupervisorDecision(reflection="", subtopics=[], research_complete=False)
+    return await ctx.llm().structured(SupervisorDecision, prompt, fallback)
+
+
+def route_supervisor(state: DeepState) -> list[Send] | Literal["final_report"]:
+    """One ``Send`` per sub-topic dispatched this round; none left → write the report."""
+    dispatch = state.get("dispatch", [])
+    if not dispatch:
+        return "final_report"
+    return [
+        Send(
+            "researcher",
+            ResearcherTask(
+                topic=topic, brief=state.get("brief", ""), sources=state.get("sources", [])
+            ),
+        )
+        for topic in dispatch
+    ]

@@ -1,0 +1,160 @@
+"""The contract every search backend honours: result shape, empty results, failures,
+cancellation. Each backend is driven at its own boundary (a fake transport, patched ddgs,
+a written corpus), never through the internet."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from ddgs.exceptions import DDGSException
+
+from ponder.services.search import duckduckgo
+from ponder.services.search.base import SearchBackend, SearchBackendError, SearchResult
+from ponder.services.search.duckduckgo import DuckDuckGoSearch
+from ponder.services.search.fallback import FallbackSearch
+from ponder.services.search.hybrid import HybridSearch
+from ponder.services.search.local import LocalIndex, LocalSearch
+from ponder.services.search.searxng import SearxngSearch
+
+MODES = ("results", "empty", "failing", "slow")
+Factory = Callable[[str, Path, pytest.MonkeyPatch], SearchBackend]
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PONDER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(duckduckgo, "DEFAULT_BACKOFF", 0.01)
+
+
+def searxng(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
+    async def handler(request: httpx.Request) -> httpx.Response:
+        if mode == "failing":
+            return httpx.Response(502, text="bad gateway")
+        if mode == "slow":
+            await asyncio.sleep(5)
+        count = 0 if mode == "empty" else 8
+        results = [
+            {"title": f"T{i}", "url": f"https://s.example/{i}", "content": "c"}
+            for i in range(count)
+        ]
+        return httpx.Response(200, text=json.dumps({"results": results}))
+
+    return SearxngSearch("http://searx.invalid", transport=httpx.MockTransport(handler))
+
+
+def ddg(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
+    def text(self: Any, query: str, **kwargs: Any) -> list[dict[str, str]]:
+        if mode == "failing":
+            raise DDGSException("ConnectError: network unreachable")
+        if mode == "empty":
+            raise DDGSException("No results found.")
+        if mode == "slow":
+            time.sleep(0.5)
+        return [{"title": f"T{i}", "href": f"https://d.example/{i}", "body": "b"} for i in range(8)]
+
+    monkeypatch.setattr("ddgs.ddgs.DDGS.text", text)
+    return DuckDuckGoSearch(attempts=2)
+
+
+def local(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    for i in range(8):
+        (docs / f"d{i}.md").write_text(f"# Doc {i}\n\nContract tides number {i}.", "utf-8")
+    if mode == "failing":
+
+        def broken(self: LocalIndex, query: str, max_results: int) -> list[SearchResult]:
+            raise sqlite3.DatabaseError("database disk image is malformed")
+
+        monkeypatch.setattr(LocalIndex, "search", broken)
+    if mode == "slow":
+        real = LocalIndex.search
+
+        def sluggish(self: LocalIndex, query: str, max_results: int) -> list[SearchResult]:
+            time.sleep(0.5)
+            return real(self, query, max_results)
+
+        monkeypatch.setattr(LocalIndex, "search", sluggish)
+    return LocalSearch([docs])
+
+
+def hybrid(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
+    return HybridSearch(
+        local(mode, tmp_path, monkeypatch), searxng(mode, tmp_path, monkeypatch), print
+    )
+
+
+def fallback(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
+    primary = ddg("failing", tmp_path, monkeypatch)
+    return FallbackSearch([primary, searxng(mode, tmp_path, monkeypatch)], lambda _: None)
+
+
+BACKENDS = {
+    "searxng": searxng,
+    "duckduckgo": ddg,
+    "local": local,
+    "hybrid": hybrid,
+    "fallback": fallback,
+}
+QUERY = {"empty": "xylophonic quasar", "results": "contract tides"}
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def factory(request: pytest.FixtureRequest) -> Factory:
+    return BACKENDS[request.param]
+
+
+async def test_satisfies_protocol(
+    factory: Factory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend = factory("results", tmp_path, monkeypatch)
+    assert isinstance(backend, SearchBackend) and backend.name
+
+
+async def test_result_shape(
+    factory: Factory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = await factory("results", tmp_path, monkeypatch).search(QUERY["results"], 3)
+    assert 0 < len(results) <= 3
+    for result in results:
+        assert isinstance(result, SearchResult)
+        assert result.title and result.url and result.backend
+        assert result.origin in ("web", "local")
+        assert result.text
+        if result.origin == "local":
+            assert Path(result.url).is_absolute() and result.location
+    assert len({(r.url, r.location) for r in results}) == len(results)
+
+
+async def test_empty_results_are_an_empty_list(
+    factory: Factory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert await factory("empty", tmp_path, monkeypatch).search(QUERY["empty"], 3) == []
+
+
+async def test_failure_raises_backend_error(
+    factory: Factory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(SearchBackendError):
+        await factory("failing", tmp_path, monkeypatch).search(QUERY["results"], 3)
+
+
+async def test_cancellation_is_prompt(
+    factory: Factory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend = factory("slow", tmp_path, monkeypatch)
+    task = asyncio.create_task(backend.search(QUERY["results"], 3))
+    await asyncio.sleep(0.05)
+    started = time.perf_counter()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.perf_counter() - started < 0.3
