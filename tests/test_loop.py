@@ -192,3 +192,32 @@ def test_schema_numbers_constrain_citations() -> None:
     assert "[2, 5]" in text or "'enum': [2, 5]" in text
     request = ChatRequest(model="m", messages=[], format=schema)
     assert request.schema_title == "SummaryUpdate"
+
+
+@pytest.mark.tiny
+async def test_tiny_model_end_to_end_report_cites_what_it_read(tiny_rig: Rig, corpus: Path) -> None:
+    from ponder.testing import TINY_MODEL
+
+    report = await aresearch(
+        "How do tides work?",
+        model=TINY_MODEL,
+        ollama_base_url=tiny_rig.url,
+        search="local",
+        docs=[str(corpus)],
+        mode="loop",
+        max_loops=1,
+        queries_per_round=1,
+        num_ctx=2048,
+        num_predict=128,
+        summary_tokens=200,
+        max_retries=1,
+    )
+    body, listed = report.markdown.split("## Sources")
+    numbers = cited_numbers(body)
+    assert numbers, "no valid citation in the report"
+    assert numbers == list(range(1, len(numbers) + 1))
+    cited = report.cited_sources()
+    assert [s.number for s in cited] == numbers
+    read = {s.url for s in report.sources}
+    assert all(s.url in read for s in cited)
+    assert report.stats.llm_calls >= 3 and report.stats.prompt_tokens > 0
