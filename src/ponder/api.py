@@ -10,7 +10,8 @@ import asyncio
 import time
 import unicodedata
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ponder.config import Configuration
@@ -63,7 +64,7 @@ def research(
     ``ask`` answers a clarifying question; without it a question raises
     :class:`ClarificationNeeded`, and ``resume(thread_id, answer)`` continues.
     """
-    return asyncio.run(aresearch(topic, thread_id=thread_id, ask=ask, **config))
+    return _run_sync(aresearch(topic, thread_id=thread_id, ask=ask, **config))
 
 
 async def aresearch(
@@ -94,7 +95,7 @@ async def stream(
 
 def resume(thread_id: str, answer: str | None = None, *, ask: Ask | None = None) -> Report:
     """Finish an interrupted or paused run (blocking)."""
-    return asyncio.run(aresume(thread_id, answer, ask=ask))
+    return _run_sync(aresume(thread_id, answer, ask=ask))
 
 
 async def aresume(thread_id: str, answer: str | None = None, *, ask: Ask | None = None) -> Report:
@@ -123,6 +124,17 @@ async def stream_resume(
     first: Any = Command(resume=answer) if answer is not None else None
     async for item in _drive(thread_id, record.topic, settings, first, ask):
         yield item
+
+
+def _run_sync(work: Coroutine[Any, Any, Report]) -> Report:
+    """Run ``work`` to completion, also from inside a running loop (Jupyter, async apps)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(work)
+    # asyncio.run refuses to nest, so the run gets its own loop on a worker thread.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ponder") as pool:
+        return pool.submit(asyncio.run, work).result()
 
 
 def new_thread_id() -> str:

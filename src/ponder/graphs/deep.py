@@ -8,10 +8,11 @@ from langgraph.graph import END, START, StateGraph
 
 from ponder.config import Configuration
 from ponder.deep_state import DeepInput, DeepOutput, DeepState
+from ponder.graphs.loop import loop_builder
 from ponder.nodes.brief import write_research_brief
 from ponder.nodes.clarify import ask_user, clarify_with_user, route_clarify
 from ponder.nodes.report import final_report
-from ponder.nodes.researcher import researcher
+from ponder.nodes.researcher import make_researcher
 from ponder.nodes.supervisor import route_supervisor, supervisor
 
 
@@ -26,7 +27,7 @@ def deep_builder() -> StateGraph[Any, Any, Any, Any]:
     builder.add_node("ask_user", ask_user)
     builder.add_node("write_research_brief", write_research_brief)
     builder.add_node("supervisor", supervisor)
-    builder.add_node("researcher", researcher)
+    builder.add_node("researcher", make_researcher(loop_builder(handoff=None).compile()))
     builder.add_node("final_report", final_report)
     builder.add_edge(START, "clarify_with_user")
     builder.add_conditional_edges("clarify_with_user", route_clarify)

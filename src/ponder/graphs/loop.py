@@ -48,10 +48,10 @@ def loop_builder(*, handoff: Any = None) -> StateGraph[Any, Any, Any, Any]:
             {"web_research": "web_research", "finalize_summary": END},
         )
         return builder
-    builder = StateGraph(  # type: ignore[assignment]
+    builder = StateGraph(
         LoopState,
         context_schema=Configuration,
-        input_schema=ResearchInput,
+        input_schema=ResearchInput,  # type: ignore[arg-type]
         output_schema=ResearchOutput,
     )
     add_round_nodes(builder)

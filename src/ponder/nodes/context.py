@@ -60,6 +60,19 @@ class NodeContext:
 NodeFn = Callable[[S, NodeContext], Awaitable[dict[str, Any]]]
 
 
+async def run_node(name: str, body: NodeFn[S], state: S, config: RunnableConfig) -> dict[str, Any]:
+    """Run a node body: resolve configuration, time it, and add its cost to ``stats``."""
+    ctx = NodeContext(name, Configuration.from_runnable_config(config))
+    ctx.emit("node_start")
+    started = time.perf_counter()
+    update = await body(state, ctx)
+    seconds = time.perf_counter() - started
+    update["stats"] = merge_stats(update.get("stats"), ctx.stats(seconds))
+    tokens = ctx.usage.prompt_tokens + ctx.usage.completion_tokens
+    ctx.emit("node_end", seconds=round(seconds, 3), tokens=tokens)
+    return update
+
+
 def node(name: str) -> Callable[[NodeFn[S]], Any]:
     """Wrap a node body: resolve configuration, time it, and add its cost to ``stats``.
 
@@ -69,18 +82,7 @@ def node(name: str) -> Callable[[NodeFn[S]], Any]:
 
     def decorate(body: NodeFn[S]) -> Any:
         async def run(state: S, config: RunnableConfig) -> dict[str, Any]:
-            ctx = NodeContext(name, Configuration.from_runnable_config(config))
-            ctx.emit("node_start")
-            started = time.perf_counter()
-            update = await body(state, ctx)
-            seconds = time.perf_counter() - started
-            update["stats"] = merge_stats(update.get("stats"), ctx.stats(seconds))
-            ctx.emit(
-                "node_end",
-                seconds=round(seconds, 3),
-                tokens=ctx.usage.prompt_tokens + ctx.usage.completion_tokens,
-            )
-            return update
+            return await run_node(name, body, state, config)
 
         # Not functools.wraps: LangGraph reads the signature to decide to pass ``config``.
         run.__name__ = run.__qualname__ = body.__name__

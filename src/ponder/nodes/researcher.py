@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -10,27 +9,37 @@ from langgraph.errors import GraphInterrupt
 
 from ponder.deep_state import ResearcherResult, ResearcherTask
 from ponder.errors import ModelNotFoundError, OllamaUnavailableError
-from ponder.nodes.context import NodeContext, node
+from ponder.nodes.context import NodeContext, run_node
 
 
-@functools.cache
-def researcher_graph() -> Any:
-    from ponder.graphs.loop import loop_builder
+def make_researcher(loop_graph: Any) -> Any:
+    """The researcher node around a compiled loop graph.
 
-    return loop_builder(handoff=None).compile()
+    The node references ``loop_graph`` directly so LangGraph (and Studio) recognise the
+    research loop as this node's subgraph.
+    """
+
+    async def researcher(task: ResearcherTask, config: RunnableConfig) -> dict[str, Any]:
+        async def body(state: ResearcherTask, ctx: NodeContext) -> dict[str, Any]:
+            return await research_subtopic(loop_graph, state, ctx)
+
+        return await run_node("researcher", body, task, config)
+
+    return researcher
 
 
-@node("researcher")
-async def researcher(task: ResearcherTask, ctx: NodeContext) -> dict[str, Any]:
-    ctx.emit("researcher", topic=task["topic"], status="started")
+async def research_subtopic(
+    loop_graph: Any, task: ResearcherTask, ctx: NodeContext
+) -> dict[str, Any]:
     from ponder.graphs.loop import recursion_limit
 
+    ctx.emit("researcher", topic=task["topic"], status="started")
     # The checkpointer, namespace and stream writer are inherited from LangGraph's context.
     config = RunnableConfig(
         configurable=ctx.config.model_dump(), recursion_limit=recursion_limit(ctx.config)
     )
     try:
-        output = await researcher_graph().ainvoke(dict(task), config)
+        output = await loop_graph.ainvoke(dict(task), config)
     except (GraphInterrupt, OllamaUnavailableError, ModelNotFoundError):
         raise  # no other researcher can do better: stop with the clear error
     except Exception as exc:  # one failing researcher must not sink the run

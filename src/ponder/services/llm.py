@@ -159,6 +159,8 @@ class LLM:
     def _chat_model(self) -> Any:
         from langchain_ollama import ChatOllama  # heavy import, kept off the CLI's start-up path
 
+        from ponder.services.reader import _ssl_context
+
         return ChatOllama(
             model=self.model,
             base_url=self.config.ollama_base_url,
@@ -166,7 +168,11 @@ class LLM:
             num_predict=self.config.num_predict,
             temperature=self.config.temperature,
             keep_alive=self.config.keep_alive,
-            client_kwargs={"timeout": httpx.Timeout(self.config.request_timeout, connect=10.0)},
+            # One shared SSL context: building one per call cost ~100 ms of CPU per model call.
+            client_kwargs={
+                "timeout": httpx.Timeout(self.config.request_timeout, connect=10.0),
+                "verify": _ssl_context(),
+            },
         )
 
     async def _call(self, messages: list[BaseMessage], format: dict | None = None) -> str:

@@ -1,0 +1,1 @@
+"""The ways in: the ``ponder`` command line (cli), its progress display and HTML report."""

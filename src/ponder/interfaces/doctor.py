@@ -1,0 +1,171 @@
+"""`ponder doctor`: is everything a run needs in place? Each problem comes with its fix.
+
+Checks, in order: Ollama reachable at the configured URL, which models are pulled, the
+configured model(s) among them, the search backend reachable, the local index up to date.
+The exit code is that of the first failed check (3 Ollama, 4 model, 6 search), else 0;
+a stale index is only a warning because a run refreshes it by itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import httpx
+
+from ponder.config import Configuration
+from ponder.errors import ModelNotFoundError, OllamaUnavailableError
+
+Outcome = Literal["ok", "warn", "fail"]
+MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
+TIMEOUT = 5.0
+DUCKDUCKGO_URL = "https://html.duckduckgo.com/html/"
+
+
+@dataclass
+class Check:
+    outcome: Outcome
+    message: str
+    exit_code: int = 0
+
+    def line(self) -> str:
+        return f"{MARKS[self.outcome]} {self.message}"
+
+
+def doctor_command(options: dict[str, Any]) -> int:
+    config = Configuration.create(**options)
+    checks = run_checks(config)
+    for check in checks:
+        print(check.line(), flush=True)
+    failed = [c for c in checks if c.outcome == "fail"]
+    if failed:
+        print(f"\n{len(failed)} problem(s) found; fix the first one first.")
+        return failed[0].exit_code
+    print("\nAll set.")
+    return 0
+
+
+def run_checks(config: Configuration) -> list[Check]:
+    checks = ollama_checks(config)
+    checks += search_checks(config)
+    checks += index_checks(config)
+    return checks
+
+
+# -- Ollama ------------------------------------------------------------------------------
+
+
+def ollama_checks(config: Configuration) -> list[Check]:
+    url = config.ollama_base_url
+    try:
+        with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
+            version = client.get("/api/version").json().get("version", "?")
+            tags = client.get("/api/tags").json().get("models") or []
+    except (httpx.HTTPError, ValueError):
+        return [Check("fail", str(OllamaUnavailableError(url)), OllamaUnavailableError.exit_code)]
+    pulled = sorted(str(m.get("name") or m.get("model")) for m in tags)
+    checks = [
+        Check("ok", f"Ollama {version} is running at {url}"),
+        Check(
+            "ok" if pulled else "warn",
+            f"Models pulled: {', '.join(pulled)}"
+            if pulled
+            else "No models are pulled yet — run `ollama pull gemma3:4b` (or another model).",
+        ),
+    ]
+    wanted = [config.model, *([config.report_model] if config.report_model else [])]
+    for model in wanted:
+        if has_model(model, pulled):
+            checks.append(Check("ok", f"Model '{model}' is available"))
+        else:
+            problem = ModelNotFoundError(model, url)
+            checks.append(Check("fail", str(problem), ModelNotFoundError.exit_code))
+    return checks
+
+
+def has_model(name: str, pulled: list[str]) -> bool:
+    """Ollama's naming: 'gemma3' means 'gemma3:latest'."""
+
+    def full(model: str) -> str:
+        return model if ":" in model else f"{model}:latest"
+
+    return full(name) in {full(p) for p in pulled}
+
+
+# -- search ------------------------------------------------------------------------------
+
+
+def search_checks(config: Configuration) -> list[Check]:
+    checks: list[Check] = []
+    if config.search in ("local", "hybrid"):
+        checks.append(docs_check(config))
+    if config.search in ("duckduckgo", "hybrid"):
+        checks.append(web_check("DuckDuckGo", DUCKDUCKGO_URL, config))
+    if config.search == "searxng":
+        checks.append(web_check("SearXNG", f"{config.searxng_url}/search", config))
+    return checks
+
+
+def docs_check(config: Configuration) -> Check:
+    from pathlib import Path
+
+    if not config.docs:
+        return Check(
+            "fail",
+            f"search={config.search} needs your documents — pass --docs PATH (or set PONDER_DOCS).",
+            6,
+        )
+    missing = [p for p in config.docs if not Path(p).expanduser().exists()]
+    if missing:
+        return Check("fail", f"Document path(s) missing: {', '.join(missing)} — check --docs.", 6)
+    return Check("ok", f"Local documents: {', '.join(config.docs)}")
+
+
+def web_check(name: str, url: str, config: Configuration) -> Check:
+    fix = (
+        "check the network, or search your own documents with --search local --docs PATH"
+        if name == "DuckDuckGo"
+        else f"start SearXNG at {config.searxng_url} (JSON format enabled) or choose another "
+        "--search"
+    )
+    try:
+        params = {"q": "ponder", "format": "json"} if name == "SearXNG" else None
+        response = httpx.get(url, params=params, timeout=TIMEOUT, follow_redirects=True)
+    except httpx.HTTPError as exc:
+        return Check("fail", f"{name} is not reachable ({type(exc).__name__}) — {fix}.", 6)
+    if response.status_code >= 400:
+        return Check("fail", f"{name} answered HTTP {response.status_code} — {fix}.", 6)
+    return Check("ok", f"{name} is reachable")
+
+
+# -- index -------------------------------------------------------------------------------
+
+
+def index_checks(config: Configuration) -> list[Check]:
+    if config.search not in ("local", "hybrid") or not config.docs:
+        return []
+    from pathlib import Path
+
+    from ponder.services.search import index_status
+
+    existing = [p for p in config.docs if Path(p).expanduser().exists()]
+    if not existing:
+        return []
+    status = index_status(existing)
+    command = "ponder index " + " ".join(existing)
+    if status.indexed_files == 0 and status.stale_files:
+        return [Check("warn", f"Your documents are not indexed yet — run `{command}`.")]
+    if status.stale_files:
+        return [
+            Check(
+                "warn",
+                f"{status.stale_files} file(s) changed since the last index — run `{command}` "
+                "(a run also refreshes it, more slowly).",
+            )
+        ]
+    return [
+        Check(
+            "ok",
+            f"Index up to date: {status.indexed_files} file(s), {status.passages} passage(s)",
+        )
+    ]

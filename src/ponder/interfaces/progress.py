@@ -1,0 +1,161 @@
+"""Live progress in the terminal: phase, round i of N, queries in flight, sources, tokens, time.
+
+:class:`ProgressView` folds :class:`~ponder.events.ProgressEvent` objects into a small state
+and, when enabled, shows it with a rich ``Live`` display on stderr (stdout stays clean for
+the report). Disabled — stdout is not a terminal — it still keeps the state but prints
+nothing, so pipes and log files see only the result.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.spinner import Spinner
+from rich.table import Table
+from rich.text import Text
+
+from ponder.events import ProgressEvent
+
+PHASES = {
+    "generate_query": "planning searches",
+    "web_research": "searching",
+    "summarize_sources": "reading and summarising",
+    "reflect": "reflecting",
+    "finalize_summary": "writing the report",
+    "clarify_with_user": "checking the question",
+    "write_research_brief": "writing the research brief",
+    "supervisor": "planning sub-topics",
+    "researcher": "researching sub-topics",
+    "final_report": "writing the report",
+}
+MAX_QUERIES_SHOWN = 5
+
+
+@dataclass
+class ProgressState:
+    """What the display shows, built from events only."""
+
+    phase: str = "starting"
+    round: int = 0
+    max_rounds: int = 0
+    queries: list[str] = field(default_factory=list)
+    sources: int = 0
+    tokens: int = 0
+    researchers: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def apply(self, event: ProgressEvent) -> str | None:
+        """Fold one event in; returns a warning to print, if the event is a new one."""
+        data = event.data
+        if event.kind == "node_start":
+            self.phase = PHASES.get(event.node, event.node.replace("_", " "))
+        elif event.kind == "node_end":
+            self.tokens += int(data.get("tokens") or 0)
+        elif event.kind == "round_start":
+            self.round = int(data.get("round") or self.round)
+            self.max_rounds = int(data.get("max_rounds") or self.max_rounds)
+            self.queries = [str(q) for q in data.get("queries") or []]
+        elif event.kind == "queries":
+            self.queries = [str(q) for q in data.get("queries") or []]
+        elif event.kind == "sources":
+            self.sources = max(self.sources, int(data.get("total") or 0))
+        elif event.kind == "researcher":
+            self.researchers += 1
+        elif event.kind == "warning":
+            message = str(data.get("message") or "")
+            if message and message not in self.warnings:
+                self.warnings.append(message)
+                return message
+        return None
+
+    def headline(self, elapsed: float) -> str:
+        parts = [self.phase]
+        if self.round:
+            parts.append(f"round {self.round} of {self.max_rounds or '?'}")
+        if self.researchers:
+            parts.append(f"{self.researchers} researcher(s)")
+        parts += [
+            f"{self.sources} source{'s' if self.sources != 1 else ''}",
+            f"{self.tokens:,} tokens",
+            format_elapsed(elapsed),
+        ]
+        return " · ".join(parts)
+
+
+def format_elapsed(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class ProgressView:
+    """Use as a context manager around a run; feed it events with :meth:`update`."""
+
+    def __init__(self, console: Console | None = None, *, enabled: bool = True) -> None:
+        self.console = console or Console(stderr=True)
+        self.enabled = enabled
+        self.state = ProgressState()
+        self.started = time.monotonic()
+        self._spinner = Spinner("dots", style="cyan")
+        self._live: Live | None = None
+
+    def __enter__(self) -> ProgressView:
+        self.started = time.monotonic()
+        if self.enabled:
+            self._live = Live(
+                get_renderable=self.render,
+                console=self.console,
+                refresh_per_second=8,
+                transient=True,  # the final summary line replaces it
+            )
+            self._live.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def update(self, event: ProgressEvent) -> None:
+        warning = self.state.apply(event)
+        if warning and self.enabled:
+            self.console.print(Text(f"warning: {warning}", style="yellow"))
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Stop the live display while the user types an answer."""
+        live = self._live
+        if live is not None:
+            live.stop()
+        try:
+            yield
+        finally:
+            if live is not None:
+                live.start()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def render(self) -> RenderableType:
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column()
+        grid.add_column()
+        grid.add_row(self._spinner, Text(self.state.headline(self.elapsed()), style="bold"))
+        rows: list[Any] = [grid]
+        shown = self.state.queries[:MAX_QUERIES_SHOWN]
+        for query in shown:
+            rows.append(Text(f"  › {query}", style="dim", overflow="ellipsis", no_wrap=True))
+        if len(self.state.queries) > len(shown):
+            rows.append(Text(f"  … and {len(self.state.queries) - len(shown)} more", "dim"))
+        return Group(*rows)
+
+    def summary(self) -> str:
+        """One closing line, e.g. ``done · round 2 of 3 · 7 sources · 1,234 tokens · 0:42``."""
+        final = ProgressState(**{**vars(self.state), "phase": "done"})
+        return final.headline(self.elapsed())

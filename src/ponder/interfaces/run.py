@@ -1,0 +1,247 @@
+"""`ponder QUESTION` and `ponder resume ID`: drive a run with live progress, then deliver it.
+
+Input is checked before anything starts, so a bad question, option or path writes
+nothing. Ctrl-C (or SIGTERM/SIGHUP from a closed terminal) stops the run at once; the last
+finished step is already in the checkpoint, and the command that resumes it is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import re
+import signal
+import sys
+import unicodedata
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from ponder.errors import ConfigurationError, InvalidInputError, StorageError
+from ponder.events import ProgressEvent
+from ponder.interfaces.cli import Interrupted
+from ponder.interfaces.progress import ProgressView
+from ponder.report import Report
+
+FLAGS = {"max_loops": "--loops", "ollama_base_url": "--ollama-url", "docs": "--docs"}
+
+
+def research_command(question: str, options: dict[str, Any], args: argparse.Namespace) -> int:
+    from ponder.api import clean_topic, new_thread_id, stream
+
+    topic = clean_topic(question)
+    check_options(options)
+    fmt, out = output_target(topic, args.out, args.format)
+    thread_id = new_thread_id()
+    view = make_view()
+    events = stream(topic, thread_id=thread_id, ask=make_ask(view), **options)
+    report = drive(events, view, thread_id)
+    return deliver(report, fmt, out, args.json, view)
+
+
+def resume_command(thread_id: str, answer: str | None, args: argparse.Namespace) -> int:
+    from ponder.api import stream_resume
+    from ponder.errors import RunNotFoundError
+    from ponder.services import runs
+
+    record = runs.get(thread_id)
+    if record is None:
+        raise RunNotFoundError(thread_id)
+    fmt, out = output_target(record.topic, args.out, args.format)
+    view = make_view()
+    events = stream_resume(thread_id, answer, ask=make_ask(view))
+    report = drive(events, view, thread_id)
+    return deliver(report, fmt, out, args.json, view)
+
+
+# -- checking input ----------------------------------------------------------------------
+
+
+def check_options(options: dict[str, Any]) -> None:
+    """Validate the configuration now, naming flags rather than field names."""
+    from ponder.config import Configuration
+
+    try:
+        settings = Configuration.create(**options)
+    except ConfigurationError as exc:
+        message = str(exc)
+        for field, flag in FLAGS.items():
+            message = message.replace(f"{field}:", f"{flag}:")
+        raise ConfigurationError(message) from None
+    if settings.search == "local" and not settings.docs:
+        raise InvalidInputError("--search local needs your documents — add --docs PATH.")
+
+
+def output_target(topic: str, out: str | None, fmt: str | None) -> tuple[str, Path | None]:
+    """The report format and the explicit --out path (None: named from the question later)."""
+    if out is None:
+        return fmt or "md", None
+    path = Path(out).expanduser()
+    if path.is_dir():
+        raise InvalidInputError(
+            f"--out {out} is a folder — give a file name, e.g. {out}/report.md."
+        )
+    if not path.parent.exists():
+        raise InvalidInputError(
+            f"--out {out}: the folder {path.parent} does not exist — create it."
+        )
+    if fmt is None:
+        fmt = "html" if path.suffix.lower() in (".html", ".htm") else "md"
+    return fmt, path
+
+
+def slug(text: str, limit: int = 60) -> str:
+    """A file-name-safe slug: 'How do tides work?' → 'how-do-tides-work'."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
+    result = ""
+    for word in words:
+        candidate = f"{result}-{word}" if result else word
+        if len(candidate) > limit:
+            break
+        result = candidate
+    return result or (words[0][:limit] if words else "report")
+
+
+def default_path(topic: str, fmt: str, folder: Path | None = None) -> Path:
+    """``<slug>.<fmt>`` in the current folder; never overwrites an earlier report."""
+    base = (folder or Path.cwd()) / slug(topic)
+    path = base.with_name(f"{base.name}.{fmt}")
+    counter = 2
+    while path.exists():
+        path = base.with_name(f"{base.name}-{counter}.{fmt}")
+        counter += 1
+    return path
+
+
+# -- running -----------------------------------------------------------------------------
+
+
+def make_view() -> ProgressView:
+    live = sys.stdout.isatty() and sys.stderr.isatty()
+    return ProgressView(Console(stderr=True), enabled=live)
+
+
+def make_ask(view: ProgressView) -> Any:
+    """In a terminal, clarifying questions are asked there; otherwise the run pauses."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+
+    def ask(question: str) -> str:
+        with view.paused(), default_sigint():
+            view.console.print(f"[bold]ponder asks:[/] {question}")
+            return view.console.input("[bold]your answer> [/]").strip()
+
+    return ask
+
+
+@contextlib.contextmanager
+def default_sigint() -> Iterator[None]:
+    """While blocked in input(), let Ctrl-C raise at once (asyncio's handler would wait)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def drive(
+    events: AsyncIterator[ProgressEvent | Report], view: ProgressView, thread_id: str
+) -> Report:
+    """Run the event stream to its report, showing progress; Ctrl-C → Interrupted."""
+
+    async def consume() -> Report:
+        report: Report | None = None
+        with view:
+            async for item in events:
+                if isinstance(item, Report):
+                    report = item
+                else:
+                    view.update(item)
+        if report is None:
+            raise RuntimeError("the run ended without a report")
+        return report
+
+    try:
+        with terminate_as_interrupt():
+            return asyncio.run(consume())
+    except KeyboardInterrupt:
+        say(f"\nponder: interrupted — the run is saved. Resume it with: ponder resume {thread_id}")
+        raise Interrupted(thread_id) from None
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a closed terminal) stop the run the way Ctrl-C does."""
+    wanted = [sig for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig]
+    previous = {sig: signal.signal(sig, _raise_sigint) for sig in wanted}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _raise_sigint(_signum: int, _frame: Any) -> None:
+    signal.raise_signal(signal.SIGINT)
+
+
+# -- delivering --------------------------------------------------------------------------
+
+
+def deliver(report: Report, fmt: str, out: Path | None, as_json: bool, view: ProgressView) -> int:
+    """Write the report file, print the report (or JSON), and say where the file is."""
+    from ponder.services import runs
+
+    path = out or default_path(report.topic, fmt)
+    content = report.markdown
+    if fmt == "html":
+        from ponder.interfaces.html import render_html
+
+        content = render_html(report)
+    try:
+        path.write_text(content, encoding="utf-8")
+    except OSError as exc:
+        raise StorageError(
+            f"Cannot write the report to {path} ({exc.strerror or exc}) — choose another --out; "
+            f"the run is saved, `ponder resume {report.thread_id}` prints it again."
+        ) from None
+    runs.finish(report.thread_id, "done", output=str(path))
+    if as_json:
+        payload = {"path": str(path), **report.model_dump(mode="json")}
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    else:
+        show_report(report)
+    if view.enabled:
+        say(view.summary())
+    say(f"Report saved to {display(path)} (run {report.thread_id})")
+    return 0
+
+
+def show_report(report: Report) -> None:
+    if sys.stdout.isatty():
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(report.markdown))
+    else:
+        sys.stdout.write(
+            report.markdown if report.markdown.endswith("\n") else report.markdown + "\n"
+        )
+    sys.stdout.flush()
+
+
+def display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def say(message: str) -> None:
+    """A line on stderr; a closed terminal (SIGHUP) must not turn into a traceback."""
+    with contextlib.suppress(OSError):
+        print(message, file=sys.stderr, flush=True)
