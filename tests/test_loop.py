@@ -215,6 +215,7 @@ async def test_tiny_model_end_to_end_report_cites_what_it_read(tiny_rig: Rig, co
     body, listed = report.markdown.split("## Sources")
     numbers = cited_numbers(body)
     assert numbers, "no valid citation in the report"
+    assert len([line for line in listed.splitlines() if line[:1].isdigit()]) == len(numbers)
     assert numbers == list(range(1, len(numbers) + 1))
     cited = report.cited_sources()
     assert [s.number for s in cited] == numbers

@@ -166,7 +166,7 @@ async def _drive(
             snapshot = await graph.aget_state(config)
             # A finished run is not run again (its reducers would append a second pass).
             finished = first is None and not snapshot.next and bool(snapshot.values.get("report"))
-            if first is None and not snapshot.next:
+            if first is None and not snapshot.next and not snapshot.tasks:
                 first = {"topic": topic}  # nothing pending: the run never began
             pending: Any = first
             while not finished:

@@ -13,7 +13,8 @@ from typing import Any
 from annotated_types import Le
 
 from ponder.config import Configuration
-from ponder.graphs.loop import loop_builder, recursion_limit
+from ponder.graphs.deep import deep_builder
+from ponder.graphs.loop import recursion_limit
 from ponder.graphs.main import graph_builder
 
 
@@ -36,5 +37,5 @@ RECURSION_LIMIT = recursion_limit(
 graph: Any = graph_builder().compile(name="ponder").with_config(recursion_limit=RECURSION_LIMIT)
 """The full agent: the research loop, handing broad topics to the deep pipeline."""
 
-loop: Any = loop_builder().compile(name="ponder-loop").with_config(recursion_limit=RECURSION_LIMIT)
-"""The research loop alone (it never hands off)."""
+deep: Any = deep_builder().compile(name="ponder-deep").with_config(recursion_limit=RECURSION_LIMIT)
+"""The deep pipeline alone: clarify → brief → supervisor ⇄ researchers → final report."""

@@ -8,6 +8,7 @@ nothing, so pipes and log files see only the result.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ PHASES = {
     "reflect": "reflecting",
     "finalize_summary": "writing the report",
     "clarify_with_user": "checking the question",
+    "ask_user": "waiting for your answer",
     "write_research_brief": "writing the research brief",
     "supervisor": "planning sub-topics",
     "researcher": "researching sub-topics",
@@ -47,7 +49,9 @@ class ProgressState:
     queries: list[str] = field(default_factory=list)
     sources: int = 0
     tokens: int = 0
-    researchers: int = 0
+    researching: set[str] = field(default_factory=set)
+    researched: int = 0
+    supervisor_round: int = 0
     warnings: list[str] = field(default_factory=list)
 
     def apply(self, event: ProgressEvent) -> str | None:
@@ -66,7 +70,10 @@ class ProgressState:
         elif event.kind == "sources":
             self.sources = max(self.sources, int(data.get("total") or 0))
         elif event.kind == "researcher":
-            self.researchers += 1
+            self._researcher(str(data.get("topic") or ""), str(data.get("status") or ""))
+        elif event.kind == "supervisor":
+            self.supervisor_round = int(data.get("round") or self.supervisor_round)
+            self.queries = [str(s) for s in data.get("subtopics") or []]
         elif event.kind == "warning":
             message = str(data.get("message") or "")
             if message and message not in self.warnings:
@@ -74,12 +81,20 @@ class ProgressState:
                 return message
         return None
 
+    def _researcher(self, topic: str, status: str) -> None:
+        if status == "started":
+            self.researching.add(topic)
+        elif topic in self.researching:
+            self.researching.discard(topic)
+            self.researched += 1
+
     def headline(self, elapsed: float) -> str:
         parts = [self.phase]
-        if self.round:
+        if self.supervisor_round:
+            parts.append(f"supervisor round {self.supervisor_round}")
+            parts.append(f"researchers: {len(self.researching)} running, {self.researched} done")
+        elif self.round:
             parts.append(f"round {self.round} of {self.max_rounds or '?'}")
-        if self.researchers:
-            parts.append(f"{self.researchers} researcher(s)")
         parts += [
             f"{self.sources} source{'s' if self.sources != 1 else ''}",
             f"{self.tokens:,} tokens",
@@ -157,5 +172,5 @@ class ProgressView:
 
     def summary(self) -> str:
         """One closing line, e.g. ``done · round 2 of 3 · 7 sources · 1,234 tokens · 0:42``."""
-        final = ProgressState(**{**vars(self.state), "phase": "done"})
+        final = dataclasses.replace(self.state, phase="done")
         return final.headline(self.elapsed())

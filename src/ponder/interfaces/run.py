@@ -133,8 +133,11 @@ def make_ask(view: ProgressView) -> Any:
 
     def ask(question: str) -> str:
         with view.paused(), default_sigint():
-            view.console.print(f"[bold]ponder asks:[/] {question}")
-            return view.console.input("[bold]your answer> [/]").strip()
+            view.console.print(f"[bold]ponder asks:[/] {question}", highlight=False)
+            try:
+                return view.console.input("[bold]your answer> [/]").strip()
+            except EOFError:  # stdin closed (Ctrl-D): go on without an answer
+                return ""
 
     return ask
 

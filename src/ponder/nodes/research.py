@@ -15,7 +15,7 @@ from typing import Any
 from ponder.nodes.context import NodeContext, node
 from ponder.services.reader import best_passages
 from ponder.services.search import SearchBackend, SearchResult, make_search
-from ponder.services.sources import Source, next_number, source_key
+from ponder.services.sources import Source, merge_sources, next_number, source_key
 from ponder.state import Finding, LoopState
 
 MAX_PARALLEL_QUERIES = 5
@@ -27,16 +27,16 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     queries = state.get("queries", [])
     round_number = state.get("research_loop_count", 0) + 1
     ctx.emit("round_start", round=round_number, max_rounds=ctx.config.max_loops, queries=queries)
-    backend = make_search(ctx.config, ctx.warn)
+    # Off the event loop: opening the local index touches the disk (LangGraph Server forbids
+    # blocking calls in async nodes).
+    backend = await asyncio.to_thread(make_search, ctx.config, ctx.warn)
     results = await _search_all(backend, queries, ctx)
     if ctx.config.fetch_full_page:
         results = await _read_full_pages(results, ctx)
     sources, findings = _register(state.get("sources", []), results, state["topic"])
-    ctx.emit(
-        "sources",
-        new=len([s for s in sources if s["number"] >= next_number(state.get("sources", []))]),
-        total=len(state.get("sources", [])) + len(sources),
-    )
+    known = state.get("sources", [])
+    total = len(merge_sources(known, sources))
+    ctx.emit("sources", new=total - len(known), total=total)
     return {
         "queries_run": queries,
         "sources": sources,

@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 
+from ponder.services.reader import _ssl_context  # one shared context: ~50 ms CPU each
 from ponder.services.search.base import SearchBackendError, SearchResult
 
 
@@ -44,7 +45,9 @@ class SearxngSearch:
     async def _get(self, query: str) -> dict[str, Any]:
         url = f"{self.base_url}/search"
         try:
-            async with httpx.AsyncClient(timeout=self.timeout, transport=self._transport) as client:
+            async with httpx.AsyncClient(
+                timeout=self.timeout, transport=self._transport, verify=_ssl_context()
+            ) as client:
                 response = await client.get(url, params={"q": query, "format": "json"})
         except httpx.HTTPError as exc:
             raise SearchBackendError(

@@ -1,0 +1,165 @@
+"""The Python API in its sync, async and streaming forms, against the scripted rig."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ponder
+from ponder import (
+    Configuration,
+    ConfigurationError,
+    InvalidInputError,
+    ProgressEvent,
+    Report,
+    aresearch,
+    aresume,
+    research,
+    resume,
+    stream,
+)
+from ponder.events import EventKind
+from ponder.testing import Rig, ScriptedBackend
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def settings(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
+    return {
+        "model": "scripted",
+        "ollama_base_url": rig.url,
+        "search": "local",
+        "docs": [str(corpus)],
+        "mode": "loop",
+        "max_loops": 2,
+        **extra,
+    }
+
+
+def test_research_blocks_and_returns_a_cited_report(rig: Rig, corpus: Path) -> None:
+    report = research("How do tides work?", **settings(rig, corpus))
+    assert isinstance(report, Report)
+    assert report.topic == "How do tides work?"
+    assert "[1]" in report.markdown and "## Sources" in report.markdown
+    assert report.sources[0].passages
+    assert report.stats.llm_calls == len(rig.chat_log())
+
+
+async def test_aresearch_uses_the_given_thread_id(rig: Rig, corpus: Path) -> None:
+    report = await aresearch("How do tides work?", thread_id="my-thread", **settings(rig, corpus))
+    assert report.thread_id == "my-thread"
+    from ponder.services import runs
+
+    record = runs.get("my-thread")
+    assert record is not None and record.status == "done"
+
+
+async def test_stream_yields_typed_events_then_the_report(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    items = [item async for item in stream("How do tides work?", **settings(rig, corpus))]
+    *events, last = items
+    assert isinstance(last, Report)
+    assert events and all(isinstance(e, ProgressEvent) for e in events)
+    assert {e.kind for e in events} <= set(typing.get_args(EventKind))
+    rounds = [e for e in events if e.kind == "round_start"]
+    assert [e.data["round"] for e in rounds] == list(range(1, last.stats.rounds + 1))
+    assert all(e.data["max_rounds"] == 2 and e.data["queries"] for e in rounds)
+    tokens = sum(e.data.get("tokens", 0) for e in events if e.kind == "node_end")
+    assert tokens == last.stats.prompt_tokens + last.stats.completion_tokens
+    assert events[0].kind == "node_start"
+
+
+@pytest.mark.parametrize(
+    ("config", "says"),
+    [
+        ({"modle": "x"}, "Unknown configuration key(s): modle. Valid keys:"),
+        ({"max_loops": 0}, "max_loops"),
+        ({"search": "bing"}, "search"),
+        ({"temperature": "hot"}, "temperature"),
+    ],
+)
+async def test_keyword_configuration_is_validated(config: dict[str, Any], says: str) -> None:
+    with pytest.raises(ConfigurationError, match=r".*") as caught:
+        await aresearch("How do tides work?", **config)
+    assert says in str(caught.value)
+    with pytest.raises(ConfigurationError):
+        research("How do tides work?", **config)
+    with pytest.raises(ConfigurationError):
+        Configuration.create(**config)
+
+
+@pytest.mark.parametrize("topic", ["", "   ", "x" * 5000])
+def test_bad_topics_raise_with_a_fix(topic: str) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        research(topic)
+    assert str(caught.value).endswith(".")
+
+
+async def test_resume_of_a_finished_run_returns_it_without_new_calls(
+    rig: Rig, corpus: Path
+) -> None:
+    first = await aresearch("How do tides work?", **settings(rig, corpus))
+    calls = len(rig.chat_log())
+    again = await aresume(first.thread_id)
+    assert again.markdown == first.markdown
+    assert [s.url for s in again.sources] == [s.url for s in first.sources]
+    assert len(rig.chat_log()) == calls
+
+
+async def test_clarification_via_async_ask_callback(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    questions: list[str] = []
+
+    async def ask(question: str) -> str:
+        questions.append(question)
+        return "the North Sea"
+
+    asked = iter([True])
+    scripted.overrides["Clarification"] = lambda _r: {
+        "need_clarification": next(asked, False),
+        "question": "Which sea?",
+        "verification": "",
+    }
+    report = await aresearch("How do tides work?", ask=ask, **settings(rig, corpus, mode="deep"))
+    assert questions == ["Which sea?"]
+    assert report.markdown
+
+
+def test_resume_sync_form_reports_unknown_runs() -> None:
+    with pytest.raises(ponder.PonderError, match="ponder runs"):
+        resume("never-started")
+
+
+def test_compiled_graphs_are_importable_for_composition() -> None:
+    from ponder.graphs.studio import RECURSION_LIMIT, deep, graph
+
+    assert set(graph.get_input_jsonschema()["properties"]) == {"topic"}
+    assert {"report", "sources"} <= set(graph.get_output_jsonschema()["properties"])
+    for compiled in (graph, deep):
+        context = compiled.get_context_jsonschema()
+        assert set(context["properties"]) == set(Configuration.model_fields)
+        assert all(p.get("description") for p in context["properties"].values())
+        assert compiled.config["recursion_limit"] == RECURSION_LIMIT
+        assert compiled.checkpointer is None  # the host brings its own
+    assert RECURSION_LIMIT >= 3 * 20  # room for the largest max_loops
+
+
+def test_public_surface_is_sorted_resolvable_and_lazy() -> None:
+    assert ponder.__all__ == sorted(ponder.__all__)
+    assert all(getattr(ponder, name) is not None for name in ponder.__all__)
+    probe = "import sys, ponder; print([m for m in ('pydantic', 'langgraph') if m in sys.modules])"
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={"PYTHONPATH": str(SRC), "PATH": ""},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "[]"

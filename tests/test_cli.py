@@ -1,0 +1,359 @@
+"""The `ponder` command driven as a subprocess against the scripted rig."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ponder.interfaces import cli
+from ponder.interfaces.html import render_html
+from ponder.interfaces.progress import ProgressView
+from ponder.interfaces.run import default_path, slug
+from ponder.report import Report, RunStats, SourceRef
+from ponder.testing import Rig, ScriptedBackend
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+TOPIC = "How do tides work?"
+
+
+def ponder(*args: str, cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ponder", *args],
+        cwd=cwd,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def child_env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "100"}
+
+
+def rig_flags(rig: Rig, corpus: Path, loops: int = 1) -> list[str]:
+    return [
+        *("--model", "scripted", "--ollama-url", rig.url),
+        *("--search", "local", "--docs", str(corpus), "--mode", "loop", "--loops", str(loops)),
+    ]
+
+
+def files_in(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.is_file())
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    return folder
+
+
+# -- running -----------------------------------------------------------------------------
+
+
+def test_question_writes_markdown_named_after_it_and_says_where(
+    rig: Rig, corpus: Path, workdir: Path
+) -> None:
+    done = ponder(TOPIC, *rig_flags(rig, corpus), cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    written = workdir / "how-do-tides-work.md"
+    assert written.read_text(encoding="utf-8").startswith("# ")
+    assert "## Sources" in written.read_text(encoding="utf-8")
+    assert "Report saved to how-do-tides-work.md" in done.stderr
+    assert "## Sources" in done.stdout  # not a terminal: the Markdown itself is printed
+    assert "Traceback" not in done.stderr
+    listed = ponder("runs", cwd=workdir)
+    assert "done" in listed.stdout and TOPIC in listed.stdout
+
+
+def test_json_output_parses_and_points_at_the_file(rig: Rig, corpus: Path, workdir: Path) -> None:
+    done = ponder("research", TOPIC, *rig_flags(rig, corpus), "--json", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert Path(result["path"]).read_text(encoding="utf-8") == result["markdown"]
+    assert result["topic"] == TOPIC and result["thread_id"]
+    assert result["sources"] and result["sources"][0]["passages"]
+    assert result["stats"]["rounds"] == 1
+
+
+def test_html_report_links_citations_to_the_passages_read(
+    rig: Rig, corpus: Path, workdir: Path
+) -> None:
+    done = ponder(
+        TOPIC, *rig_flags(rig, corpus), "--format", "html", "--out", "r.html", cwd=workdir
+    )
+    assert done.returncode == 0, done.stderr
+    page = (workdir / "r.html").read_text(encoding="utf-8")
+    links = set(re.findall(r'href="#source-(\d+)"', page))
+    anchors = set(re.findall(r'id="source-(\d+)"', page))
+    assert links and links <= anchors
+    assert '<blockquote class="passage">' in page
+    assert "<script" not in page.lower() and "http-equiv" in page
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ([""], "empty"),
+        (["   \t "], "empty"),
+        (["x" * 2500], "limit"),
+        ([TOPIC, "--docs", "/no/such/folder"], "--docs"),
+        ([TOPIC, "--search", "bing"], "--search"),
+        ([TOPIC, "--effort", "extreme"], "--effort"),
+        ([TOPIC, "--format", "pdf"], "--format"),
+        ([TOPIC, "--mode", "fast"], "--mode"),
+        ([TOPIC, "--loops", "many"], "--loops"),
+        ([TOPIC, "--loops", "0"], "--loops"),
+        ([TOPIC, "--search", "local"], "--docs"),
+        ([TOPIC, "--out", "missing/dir/r.md"], "--out"),
+        (["resume", "no-such-run"], "ponder runs"),
+        ([], "question"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(
+    args: list[str], says: str, workdir: Path
+) -> None:
+    done = ponder(*args, cwd=workdir)
+    assert done.returncode == cli.EXIT_USAGE
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert says in lines[0]
+    assert done.stdout == ""
+    assert files_in(workdir) == []
+
+
+def test_ctrl_c_keeps_the_checkpoint_and_resume_finishes(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path, workdir: Path
+) -> None:
+    counter = itertools.count(1)
+    scripted.overrides["Reflection"] = lambda _r: {
+        "is_sufficient": False,
+        "knowledge_gap": "more",
+        "follow_up_queries": [f"moon tide {next(counter)}"],
+        "scope": "focused",
+        "subtopics": [],
+    }
+    scripted.delay = 0.4
+    child = subprocess.Popen(
+        [sys.executable, "-m", "ponder", TOPIC, *rig_flags(rig, corpus, loops=3)],
+        cwd=workdir,
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: any(e.schema == "SummaryUpdate" for e in rig.chat_log()))
+        child.send_signal(signal.SIGINT)
+        _out, err = child.communicate(timeout=30)
+    finally:
+        child.kill()
+    assert child.returncode == cli.EXIT_INTERRUPTED, err
+    assert "Traceback" not in err
+    match = re.search(r"ponder resume (\S+)", err)
+    assert match, err
+    assert files_in(workdir) == []
+    scripted.delay = 0
+    assert "interrupted" in ponder("runs", cwd=workdir).stdout
+    resumed = ponder("resume", match.group(1), cwd=workdir)
+    assert resumed.returncode == 0, resumed.stderr
+    assert (workdir / "how-do-tides-work.md").exists()
+    assert sum(1 for e in rig.chat_log() if e.schema == "QueryPlan") == 1
+
+
+def test_clarifying_question_without_a_terminal_exits_10_then_resume_answers(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path, workdir: Path
+) -> None:
+    asked = itertools.count()
+    scripted.overrides["Clarification"] = lambda _r: {
+        "need_clarification": next(asked) == 0,
+        "question": "Which coast do you mean?",
+        "verification": "",
+    }
+    flags = [*rig_flags(rig, corpus), "--mode", "deep"]  # the last --mode wins
+    paused = ponder(TOPIC, *flags, cwd=workdir)
+    assert paused.returncode == 10, paused.stderr
+    assert "Which coast do you mean?" in paused.stderr
+    match = re.search(r"ponder resume (\S+) --answer", paused.stderr)
+    assert match, paused.stderr
+    done = ponder("resume", match.group(1), "--answer", "the Atlantic coast", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    prompts = [str(e.messages) for e in rig.chat_log() if e.schema == "ResearchBrief"]
+    assert prompts and "the Atlantic coast" in prompts[-1]
+
+
+# -- doctor ------------------------------------------------------------------------------
+
+
+def test_doctor_with_ollama_down_says_how_to_start_it(corpus: Path, workdir: Path) -> None:
+    done = ponder(
+        "doctor", "--ollama-url", "http://127.0.0.1:9", "--search", "local", "--docs", str(corpus),
+        cwd=workdir,
+    )  # fmt: skip
+    assert done.returncode == 3
+    assert "✗ Ollama is not running at http://127.0.0.1:9" in done.stdout
+    assert "ollama serve" in done.stdout
+
+
+def test_doctor_with_the_model_missing_says_which_pull(
+    rig: Rig, corpus: Path, workdir: Path
+) -> None:
+    done = ponder(
+        "doctor", "--ollama-url", rig.url, "--model", "qwen3:8b",
+        "--search", "local", "--docs", str(corpus), cwd=workdir,
+    )  # fmt: skip
+    assert done.returncode == 4
+    assert "Models pulled: scripted" in done.stdout
+    assert "ollama pull qwen3:8b" in done.stdout
+    assert "ponder index" in done.stdout  # the corpus was never indexed
+
+
+def test_index_then_doctor_is_all_set(rig: Rig, corpus: Path, workdir: Path) -> None:
+    indexed = ponder("index", str(corpus), cwd=workdir)
+    assert indexed.returncode == 0, indexed.stderr
+    assert "Indexed 3 file(s)" in indexed.stdout
+    done = ponder(
+        "doctor", "--ollama-url", rig.url, "--model", "scripted",
+        "--search", "local", "--docs", str(corpus), cwd=workdir,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout
+    assert "Index up to date: 3 file(s)" in done.stdout
+
+
+# -- pieces, in process ------------------------------------------------------------------
+
+
+def test_help_is_fast_and_imports_nothing_heavy(workdir: Path) -> None:
+    probe = (
+        "import sys, time; t = time.perf_counter(); from ponder.interfaces.cli import main\n"
+        "try: main(['--help'])\nexcept SystemExit: pass\n"
+        "heavy = [m for m in ('pydantic', 'langgraph', 'rich', 'httpx') if m in sys.modules]\n"
+        "print(heavy, time.perf_counter() - t, file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=child_env(), capture_output=True, text=True, check=True
+    )
+    heavy, seconds = done.stderr.rsplit("]", 1)
+    assert heavy == "[", heavy  # nothing heavy was imported
+    assert float(seconds) < 0.25
+    assert 'ponder "question"' in done.stdout and "exit codes" in done.stdout
+
+
+def test_cli_choices_match_the_configuration() -> None:
+    from ponder.config import Mode, SearchName
+
+    assert set(cli.SEARCH_CHOICES) == set(typing.get_args(SearchName))
+    assert set(cli.MODE_CHOICES) == set(typing.get_args(Mode))
+
+
+def test_effort_presets_yield_to_explicit_flags() -> None:
+    parser = cli.build_parser()
+    args = parser.parse_args(cli.with_default_command(["q", "--effort", "deep", "--loops", "2"]))
+    options = cli.run_options(args)
+    assert options["max_loops"] == 2
+    assert options["queries_per_round"] == cli.EFFORT_PRESETS["deep"]["queries_per_round"]
+    quick = cli.run_options(parser.parse_args(["research", "q", "--effort", "quick"]))
+    assert quick["max_loops"] == 1
+
+
+def test_slug_and_default_name_never_overwrite(workdir: Path) -> None:
+    assert slug("How do tides work?") == "how-do-tides-work"
+    assert slug("Ünïcödé — çà va?") == "unicode-ca-va"
+    assert slug("???") == "report"
+    (workdir / "how-do-tides-work.md").write_text("old")
+    assert default_path(TOPIC, "md", workdir).name == "how-do-tides-work-2.md"
+
+
+def test_html_escapes_everything_from_the_model_and_the_web() -> None:
+    evil = "<script>alert(1)</script>"
+    report = Report(
+        topic=f"Tides {evil}",
+        markdown=f"# Tides\n\nThe Moon pulls {evil} the sea [1]. Unknown [7].\n\n"
+        f"## Sources\n\n1. Evil {evil} — javascript:alert(1)\n",
+        summary="",
+        sources=[
+            SourceRef(
+                number=1,
+                url="javascript:alert(1)",
+                title=f"Evil {evil}",
+                passages=[f"read this {evil} & that"],
+            )
+        ],
+        stats=RunStats(),
+        thread_id="t1",
+    )
+    page = render_html(report)
+    assert "<script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert 'href="#source-1"' in page and 'id="source-1"' in page
+    assert 'href="javascript' not in page
+    assert "[7]" in page and "#source-7" not in page  # not a listed source: left as text
+    assert "read this &lt;script&gt;" in page
+
+
+def test_progress_view_shows_round_sources_tokens_and_queries() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from ponder.events import ProgressEvent
+
+    out = StringIO()
+    view = ProgressView(Console(file=out, width=100, force_terminal=True), enabled=True)
+    events: list[dict[str, Any]] = [
+        {"kind": "node_start", "node": "web_research"},
+        {"kind": "round_start", "data": {"round": 2, "max_rounds": 3, "queries": ["moon pull"]}},
+        {"kind": "sources", "data": {"new": 2, "total": 7}},
+        {"kind": "node_end", "node": "web_research", "data": {"tokens": 1234}},
+        {"kind": "warning", "data": {"message": "search slow"}},
+    ]
+    for event in events:
+        view.update(ProgressEvent(**event))
+    console = Console(file=StringIO(), width=100, record=True)
+    console.print(view.render())
+    text = console.export_text()
+    assert "searching · round 2 of 3 · 7 sources · 1,234 tokens" in text
+    assert "› moon pull" in text
+    assert "warning: search slow" in out.getvalue()
+    quiet = StringIO()
+    silent = ProgressView(Console(file=quiet), enabled=False)
+    with silent:
+        silent.update(ProgressEvent(kind="warning", data={"message": "x"}))
+    assert quiet.getvalue() == ""
+
+
+def wait_for(condition: Any, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.05)
+
+
+def test_progress_view_follows_the_deep_pipeline() -> None:
+    from ponder.events import ProgressEvent
+    from ponder.interfaces.progress import ProgressState
+
+    state = ProgressState()
+    for kind, data in [
+        ("supervisor", {"round": 1, "subtopics": ["moon", "sun"], "waiting": []}),
+        ("researcher", {"topic": "moon", "status": "started"}),
+        ("researcher", {"topic": "sun", "status": "started"}),
+        ("researcher", {"topic": "moon", "status": "done"}),
+    ]:
+        state.apply(ProgressEvent(kind=kind, data=data))
+    headline = state.headline(65)
+    assert "supervisor round 1 · researchers: 1 running, 1 done" in headline
+    assert headline.endswith("1:05") and state.queries == ["moon", "sun"]
