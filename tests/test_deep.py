@@ -183,6 +183,7 @@ async def test_report_is_written_section_by_section_when_notes_do_not_fit(
 
 
 @pytest.mark.tiny
+@pytest.mark.timeout(600)
 async def test_tiny_model_deep_run_produces_a_report(tiny_rig: Rig, corpus: Path) -> None:
     from ponder.testing import TINY_MODEL
 

@@ -195,6 +195,7 @@ def test_schema_numbers_constrain_citations() -> None:
 
 
 @pytest.mark.tiny
+@pytest.mark.timeout(600)
 async def test_tiny_model_end_to_end_report_cites_what_it_read(tiny_rig: Rig, corpus: Path) -> None:
     from ponder.testing import TINY_MODEL
 
