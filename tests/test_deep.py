@@ -200,9 +200,10 @@ async def test_tiny_model_deep_run_produces_a_report(tiny_rig: Rig, corpus: Path
         max_concurrent_researchers=2,
         queries_per_round=1,
         num_ctx=2048,
-        num_predict=128,
+        num_predict=96,
         summary_tokens=200,
         max_retries=1,
+        request_timeout=150,
     )
     assert report.markdown.startswith("# ")
     assert report.stats.llm_calls > 0

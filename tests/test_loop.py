@@ -209,9 +209,10 @@ async def test_tiny_model_end_to_end_report_cites_what_it_read(tiny_rig: Rig, co
         max_loops=1,
         queries_per_round=1,
         num_ctx=2048,
-        num_predict=128,
+        num_predict=96,
         summary_tokens=200,
         max_retries=1,
+        request_timeout=150,
     )
     body, listed = report.markdown.split("## Sources")
     numbers = cited_numbers(body)
