@@ -57,11 +57,17 @@ def render(update: SummaryUpdate) -> str:
 
 
 def extractive_summary(previous: str, findings: list[Finding]) -> str:
-    """Fallback: keep the old summary and add each new source's opening sentence."""
+    """Fallback: keep the old summary and note each new source by title, with its citation.
+
+    Page text is never copied here: the summary is shown to later prompts outside any
+    <source> block, so untrusted text must not leak into it unsummarised.
+    """
     lines = [line for line in previous.splitlines() if line.strip()]
-    for finding in findings:
-        sentence = re.split(r"(?<=[.!?])\s", " ".join(finding["text"].split()), maxsplit=1)[0]
-        lines.append(f"- {sentence[:300]} [{finding['number']}]")
+    for finding in dict((f["number"], f) for f in findings).values():
+        title = " ".join((finding["title"] or "a source").split())[:120]
+        lines.append(
+            f"- Material on {finding['query'][:80]!r} was read in {title!r} [{finding['number']}]"
+        )
     return "\n".join(lines)
 
 

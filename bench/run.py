@@ -1,0 +1,575 @@
+"""`make bench`: what research costs, measured. Prints a table, writes bench/results.json.
+
+Everything runs on this machine against the test rig (scripted replies, or the real gemma3
+270M through the Ollama API) over a corpus generated here; nothing leaves 127.0.0.1.
+
+- prompt growth: prompt tokens per round, rounds 1-8 of one long run (target: round 8
+  within 15 % of round 2)
+- cost per run: LLM calls and tokens, focused runs of 1-3 rounds and a deep run with three
+  researchers (tiny model)
+- own overhead: wall time not spent waiting on the model or search (target < 2 %)
+- parallelism: 5 queries vs 1 against a slow SearXNG (target ≤ 1.5×); 3 researchers vs 1
+  against a slow scripted rig (target ≥ 2.5× faster)
+- local search (bench_search.py) and start-up times
+
+Run: ``make bench`` (or ``PYTHONPATH=src python bench/run.py``; ``--no-tiny`` skips the
+real model, ``--no-search`` the local-search benchmark, ``--tiny-growth`` adds the 8-round
+prompt-growth run with the real model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = Path(__file__).resolve().parent
+WORK = Path(tempfile.mkdtemp(prefix="ponder-bench-"))
+os.environ["PONDER_DATA_DIR"] = str(WORK / "data")
+os.environ["PONDER_CACHE_DIR"] = str(WORK / "cache")
+os.environ.setdefault("PONDER_MODEL_DIR", str(ROOT / ".cache"))
+os.environ["LANGSMITH_TRACING"] = "false"
+for _name in [n for n in os.environ if n.startswith("PONDER_") and n.endswith(("MODEL", "SEARCH"))]:
+    del os.environ[_name]  # a user's own settings must not change the figures
+sys.path.insert(0, str(BENCH))
+try:
+    import ponder  # noqa: F401
+except ImportError:  # running from a checkout without `pip install -e .`
+    sys.path.insert(0, str(ROOT / "src"))
+
+from ponder import aresearch  # noqa: E402
+from ponder.report import Report  # noqa: E402
+from ponder.testing import TINY_MODEL, ChatRequest, LogEntry, Reply, Rig, ScriptedBackend  # noqa: E402
+
+TOPIC = "How do tides work?"
+
+# -- the corpus ---------------------------------------------------------------------------
+
+_FACTS = [
+    "Tides are the rise and fall of sea level caused by the Moon's and the Sun's gravity.",
+    "Most coasts see two high tides and two low tides every lunar day of 24 hours 50 minutes.",
+    "Spring tides happen near new and full Moon, when Sun and Moon pull in line.",
+    "Neap tides happen near the quarter Moons, when the pulls are at right angles.",
+    "The Bay of Fundy has the largest tidal range on Earth, over 16 metres.",
+    "Tidal bulges form on the side facing the Moon and on the far side of the Earth.",
+    "Harbour pilots read tide tables to bring deep ships in at high water.",
+    "Tide gauges record sea level every few minutes; some records span two centuries.",
+    "Friction from tides slowly lengthens the day and pushes the Moon further away.",
+    "Amphidromic points are places where the tidal range is almost zero.",
+]
+
+
+def make_corpus(folder: Path, docs: int = 24) -> Path:
+    """Documents about tides: varied paragraphs, so different queries find different text."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(docs):
+        lines = [_FACTS[(i + k) % len(_FACTS)] for k in range(6)]
+        body = "\n\n".join(
+            f"Tide question {i + k}: {line} Sea level data from station {i}-{k} agrees."
+            for k, line in enumerate(lines)
+        )
+        (folder / f"tides-{i:02d}.md").write_text(f"# Tide notes {i}\n\n{body}\n", "utf-8")
+    return folder
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def reflection(queries: list[str]) -> dict[str, Any]:
+    return {
+        "is_sufficient": False,
+        "knowledge_gap": "more detail",
+        "follow_up_queries": queries,
+        "scope": "focused",
+        "subtopics": [],
+    }
+
+
+def fresh_followups() -> Callable[[ChatRequest], dict[str, Any]]:
+    counter = itertools.count(1)
+    return lambda _request: reflection([f"tide question {next(counter)}"])
+
+
+class NeverSufficient:
+    """The tiny model for every call, but its Reflection always asks for a new round.
+
+    Its own output is kept (so its tokens are real) and only the decision is overridden,
+    so a run has exactly ``max_loops`` rounds.
+    """
+
+    def __init__(self, tiny: Any) -> None:
+        self.tiny = tiny
+        self.counter = itertools.count(1)
+
+    def answer(self, request: ChatRequest) -> Any:
+        reply = self.tiny.answer(request)
+        if request.schema_title == "Reflection" and isinstance(reply, Reply):
+            reply.content = json.dumps(reflection([f"tide question {next(self.counter)}"]))
+        return reply
+
+
+def rounds_of(log: list[LogEntry]) -> list[list[LogEntry]]:
+    """Calls grouped by round: each round ends with its Reflection call."""
+    rounds: list[list[LogEntry]] = [[]]
+    for entry in log:
+        rounds[-1].append(entry)
+        if entry.schema == "Reflection":
+            rounds.append([])
+    return [r for r in rounds if any(e.schema == "Reflection" for e in r)]
+
+
+def run(coro: Any) -> Report:
+    return asyncio.run(coro)
+
+
+def base(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
+    return {
+        "model": "scripted",
+        "ollama_base_url": rig.url,
+        "search": "local",
+        "docs": [str(corpus)],
+        "mode": "loop",
+        "allow_clarification": False,
+        **extra,
+    }
+
+
+def pct(a: float, b: float) -> float:
+    return round(100.0 * (a - b) / b, 1) if b else 0.0
+
+
+# -- prompt growth --------------------------------------------------------------------------
+
+
+def per_round(log: list[LogEntry]) -> dict[str, list[int]]:
+    rounds = rounds_of(log)
+    return {
+        "prompt_tokens_per_round": [sum(e.prompt_tokens for e in r) for r in rounds],
+        "summary_prompt_tokens_per_round": [
+            sum(e.prompt_tokens for e in r if e.schema == "SummaryUpdate") for r in rounds
+        ],
+    }
+
+
+def growth_figures(figures: dict[str, Any]) -> dict[str, Any]:
+    tokens = figures["prompt_tokens_per_round"]
+    if len(tokens) >= 8:
+        figures["round8_vs_round2_pct"] = pct(tokens[7], tokens[1])
+        figures["target_met"] = tokens[7] <= tokens[1] * 1.15
+    return figures
+
+
+def bench_growth_scripted(corpus: Path) -> dict[str, Any]:
+    """Long findings every round, so the running summary is at its budget from round 2 on."""
+    long_claim = {"statement": "A long finding about tides and sea level " * 9, "sources": [1]}
+    summary = {"findings": [long_claim] * 10}
+    backend = ScriptedBackend(overrides={"SummaryUpdate": summary, "Reflection": fresh_followups()})
+    with Rig(backend) as rig:
+        config = base(rig, corpus, max_loops=8, num_ctx=4096, num_predict=512, summary_tokens=400)
+        report = run(aresearch(TOPIC, **config))
+        figures = per_round(rig.chat_log())
+    figures.update(rounds=report.stats.rounds, summary_tokens=400, num_ctx=4096)
+    return growth_figures(figures)
+
+
+def bench_growth_tiny(rig: Rig, corpus: Path) -> dict[str, Any]:
+    start = len(rig.chat_log())
+    config = tiny_config(rig, corpus, max_loops=8, summary_tokens=300)
+    report = run(aresearch(TOPIC, **config))
+    figures = per_round(rig.chat_log()[start:])
+    figures.update(rounds=report.stats.rounds, wall_seconds=report.stats.wall_seconds)
+    return growth_figures(figures)
+
+
+# -- cost and overhead (tiny model) -----------------------------------------------------------
+
+
+def tiny_config(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
+    settings = {
+        "model": TINY_MODEL,
+        "num_ctx": 2048,
+        "num_predict": 64,
+        "queries_per_round": 2,
+        "max_retries": 1,
+        **extra,
+    }
+    return base(rig, corpus, **settings)
+
+
+def note(message: str) -> None:
+    print(f"  {message}", file=sys.stderr, flush=True)
+
+
+def cost(report: Report) -> dict[str, Any]:
+    s = report.stats
+    return {
+        "rounds": s.rounds,
+        "llm_calls": s.llm_calls,
+        "prompt_tokens": s.prompt_tokens,
+        "completion_tokens": s.completion_tokens,
+        "total_tokens": s.prompt_tokens + s.completion_tokens,
+        "wall_seconds": s.wall_seconds,
+        "fallbacks": s.fallbacks,
+    }
+
+
+def overhead(report: Report) -> dict[str, Any]:
+    s = report.stats
+    waiting = s.model_seconds + s.search_seconds
+    own = max(s.wall_seconds - waiting, 0.0)
+    return {
+        "wall_seconds": round(s.wall_seconds, 3),
+        "model_seconds": round(s.model_seconds, 3),
+        "search_seconds": round(s.search_seconds, 3),
+        "own_seconds": round(own, 3),
+        "own_pct": round(100 * own / s.wall_seconds, 2) if s.wall_seconds else 0.0,
+        "target_met": own < 0.02 * s.wall_seconds,
+    }
+
+
+def bench_tiny(corpus: Path, growth: bool) -> dict[str, Any]:
+    from ponder.testing.tiny import TinyModelBackend, model_path
+
+    model_path()
+    tiny = TinyModelBackend(n_ctx=4096, max_predict=64)
+    results: dict[str, Any] = {"model": TINY_MODEL, "load_seconds": round(tiny.load_seconds, 2)}
+    with Rig(NeverSufficient(tiny), models=(TINY_MODEL,)) as rig:
+        run(aresearch(TOPIC, **tiny_config(rig, corpus, max_loops=1)))  # warm-up: caches, index
+        focused = {}
+        for loops in (1, 2, 3):
+            report = run(aresearch(TOPIC, **tiny_config(rig, corpus, max_loops=loops)))
+            focused[f"{loops}_rounds"] = cost(report)
+            note(f"tiny focused, {loops} round(s): {report.stats.wall_seconds} s")
+            if loops == 3:
+                results["overhead"] = overhead(report)
+        results["focused"] = focused
+        deep = run(
+            aresearch(
+                "Tides: causes, harbours and the Moon",
+                **tiny_config(
+                    rig,
+                    corpus,
+                    mode="deep",
+                    max_loops=1,
+                    queries_per_round=1,
+                    max_supervisor_rounds=1,
+                    max_concurrent_researchers=3,
+                ),
+            )
+        )
+        note(f"tiny deep, 3 researchers: {deep.stats.wall_seconds} s")
+        results["deep_3_researchers"] = {
+            **cost(deep),
+            "backend": "tiny",
+            "overhead": overhead(deep),
+        }
+        if growth:
+            results["growth"] = bench_growth_tiny(rig, corpus)
+    return results
+
+
+# -- parallelism ----------------------------------------------------------------------------
+
+
+@contextmanager
+def slow_searxng(delay: float) -> Iterator[str]:
+    """A SearXNG JSON API on 127.0.0.1 that answers every query after ``delay`` seconds."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            time.sleep(delay)
+            query = parse_qs(urlsplit(self.path).query).get("q", [""])[0]
+            slug = "-".join(query.split())
+            results = [
+                {"url": f"https://web.example/{slug}/{i}", "title": query, "content": _FACTS[i]}
+                for i in range(3)
+            ]
+            data = json.dumps({"results": results}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 64
+
+    server = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def bench_queries(delay: float = 0.5) -> dict[str, Any]:
+    timings: dict[int, float] = {}
+    with slow_searxng(delay) as searxng:
+        for count in (1, 5, 1, 5):  # each measured twice; the second (warm) run counts
+            queries = [f"tides question {i}" for i in range(count)]
+            backend = ScriptedBackend(
+                overrides={"QueryPlan": {"rationale": "r", "queries": queries}}
+            )
+            with Rig(backend) as rig:
+                report = run(
+                    aresearch(
+                        TOPIC,
+                        model="scripted",
+                        ollama_base_url=rig.url,
+                        search="searxng",
+                        searxng_url=searxng,
+                        cache=False,
+                        mode="loop",
+                        max_loops=1,
+                        queries_per_round=count,
+                    )
+                )
+            assert report.stats.search_calls == count, report.stats
+            timings[count] = report.stats.node_seconds["web_research"]
+    ratio = timings[5] / timings[1]
+    return {
+        "server_delay_s": delay,
+        "one_query_round_s": round(timings[1], 3),
+        "five_query_round_s": round(timings[5], 3),
+        "ratio": round(ratio, 2),
+        "target_met": ratio <= 1.5,
+    }
+
+
+def bench_researchers(corpus: Path, delay: float = 0.3) -> dict[str, Any]:
+    figures: dict[str, Any] = {"delay_per_call_s": delay}
+    for slots in (3, 1):
+        decisions = iter([["tide causes", "moon orbit", "harbour pilots"]])
+        backend = ScriptedBackend(delay=delay)
+        backend.overrides["SupervisorDecision"] = lambda _r, d=decisions: {
+            "reflection": "r",
+            "subtopics": next(d, []),
+            "research_complete": False,
+        }
+        with Rig(backend) as rig:
+            report = run(
+                aresearch(
+                    "Tides, the Moon and harbours",
+                    **base(
+                        rig,
+                        corpus,
+                        mode="deep",
+                        max_loops=1,
+                        max_supervisor_rounds=3,
+                        max_concurrent_researchers=slots,
+                    ),
+                )
+            )
+            work = [e for e in rig.chat_log() if e.schema in ("QueryPlan", "SummaryUpdate")]
+            work += [e for e in rig.chat_log() if e.schema == "Reflection"]
+        phase = max(e.end for e in work) - min(e.start for e in work)
+        figures[f"{slots}_concurrent"] = {
+            "researcher_phase_s": round(phase, 3),
+            "run_wall_s": report.stats.wall_seconds,
+            "researchers": sum(1 for e in work if e.schema == "QueryPlan"),
+        }
+    one, three = figures["1_concurrent"], figures["3_concurrent"]
+    figures["speedup_researcher_phase"] = round(
+        one["researcher_phase_s"] / three["researcher_phase_s"], 2
+    )
+    figures["speedup_whole_run"] = round(one["run_wall_s"] / three["run_wall_s"], 2)
+    figures["target_met"] = figures["speedup_researcher_phase"] >= 2.5
+    return figures
+
+
+# -- start-up ----------------------------------------------------------------------------------
+
+
+def median_seconds(args: list[str], repeat: int = 5) -> tuple[float, int]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), *sys.path[1:2]])}
+    times, code = [], 0
+    for _ in range(repeat):
+        started = time.perf_counter()
+        done = subprocess.run(args, env=env, capture_output=True, check=False)
+        times.append(time.perf_counter() - started)
+        code = done.returncode
+    return round(statistics.median(times), 3), code
+
+
+def bench_startup() -> dict[str, Any]:
+    python = sys.executable
+    bare, _ = median_seconds([python, "-c", "pass"])
+    imported, _ = median_seconds([python, "-c", "import ponder"])
+    helped, code = median_seconds([python, "-m", "ponder", "--help"])
+    return {
+        "python_bare_s": bare,
+        "import_ponder_s": imported,
+        "ponder_help_s": helped,
+        "ponder_help_exit_code": code,
+    }
+
+
+# -- report -----------------------------------------------------------------------------------
+
+
+def mark(ok: bool | None) -> str:
+    return "" if ok is None else ("  ✓ target met" if ok else "  ✗ target MISSED")
+
+
+def print_table(results: dict[str, Any]) -> None:
+    rows: list[tuple[str, str]] = []
+    growth = results.get("growth_scripted")
+    if growth:
+        rows.append(
+            (
+                "prompt tokens/round (scripted)",
+                " ".join(map(str, growth["prompt_tokens_per_round"]))
+                + f"  r8 vs r2 {growth['round8_vs_round2_pct']:+}%"
+                + mark(growth.get("target_met")),
+            )
+        )
+    tiny = results.get("tiny") or {}
+    if tiny.get("growth"):
+        g = tiny["growth"]
+        rows.append(
+            (
+                "prompt tokens/round (tiny)",
+                " ".join(map(str, g["prompt_tokens_per_round"]))
+                + (f"  r8 vs r2 {g['round8_vs_round2_pct']:+}%" if "target_met" in g else "")
+                + mark(g.get("target_met")),
+            )
+        )
+    for name, c in (tiny.get("focused") or {}).items():
+        rows.append(
+            (
+                f"cost focused {name.replace('_', ' ')}",
+                f"{c['llm_calls']} calls, {c['total_tokens']} tokens "
+                f"({c['prompt_tokens']} in / {c['completion_tokens']} out), {c['wall_seconds']} s",
+            )
+        )
+    if tiny.get("deep_3_researchers"):
+        c = tiny["deep_3_researchers"]
+        rows.append(
+            (
+                "cost deep, 3 researchers (tiny)",
+                f"{c['llm_calls']} calls, {c['total_tokens']} tokens "
+                f"({c['prompt_tokens']} in / {c['completion_tokens']} out), {c['wall_seconds']} s",
+            )
+        )
+    if tiny.get("overhead"):
+        o = tiny["overhead"]
+        rows.append(
+            (
+                "own overhead (tiny, 3 rounds)",
+                f"{o['own_seconds']} s of {o['wall_seconds']} s = {o['own_pct']}% "
+                f"(model {o['model_seconds']} s, search {o['search_seconds']} s)"
+                + mark(o["target_met"]),
+            )
+        )
+    if results.get("parallel_queries"):
+        p = results["parallel_queries"]
+        rows.append(
+            (
+                f"5 queries vs 1 (searxng +{p['server_delay_s']} s)",
+                f"{p['five_query_round_s']} s vs {p['one_query_round_s']} s = {p['ratio']}×"
+                + mark(p["target_met"]),
+            )
+        )
+    if results.get("parallel_researchers"):
+        p = results["parallel_researchers"]
+        rows.append(
+            (
+                f"3 researchers vs 1 (+{p['delay_per_call_s']} s/call)",
+                f"{p['1_concurrent']['researcher_phase_s']} s vs "
+                f"{p['3_concurrent']['researcher_phase_s']} s = "
+                f"{p['speedup_researcher_phase']}× faster (whole run {p['speedup_whole_run']}×)"
+                + mark(p["target_met"]),
+            )
+        )
+    search = results.get("search") or {}
+    for key in ("index_1000", "index_10000"):
+        if key in search:
+            s = search[key]
+            rows.append(
+                (
+                    f"local search {s['docs']} docs",
+                    f"{s['docs_per_second']} docs/s, p50 {s['query_p50_ms']} ms, "
+                    f"p95 {s['query_p95_ms']} ms",
+                )
+            )
+    if "reader" in search:
+        r = search["reader"]
+        rows.append(("reader 10 pages vs 1", f"{r['ten_pages_s']} s vs {r['one_page_s']} s"))
+    if results.get("startup"):
+        s = results["startup"]
+        rows.append(
+            (
+                "start-up (median of 5)",
+                f"import ponder {s['import_ponder_s']} s, ponder --help {s['ponder_help_s']} s "
+                f"(exit {s['ponder_help_exit_code']}), bare python {s['python_bare_s']} s",
+            )
+        )
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench/run.py")
+    parser.add_argument("--no-tiny", action="store_true", help="skip the real-model runs")
+    parser.add_argument("--no-search", action="store_true", help="skip the local-search bench")
+    parser.add_argument(
+        "--tiny-growth", action="store_true", help="also run 8 rounds with the tiny model (~4 min)"
+    )
+    parser.add_argument("--only", nargs="*", help="run only these parts (names as in the JSON)")
+    args = parser.parse_args(argv)
+
+    started = time.perf_counter()
+    corpus = make_corpus(WORK / "corpus")
+    machine = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
+    results: dict[str, Any] = {"machine": machine}
+    steps: list[tuple[str, Callable[[], Any]]] = [
+        ("growth_scripted", lambda: bench_growth_scripted(corpus)),
+        ("parallel_queries", bench_queries),
+        ("parallel_researchers", lambda: bench_researchers(corpus)),
+        ("startup", bench_startup),
+    ]
+    if not args.no_tiny:
+        steps.append(("tiny", lambda: bench_tiny(corpus, growth=args.tiny_growth)))
+    if not args.no_search:
+        from bench_search import run_search_bench
+
+        steps.append(("search", run_search_bench))
+    steps = [(name, step) for name, step in steps if not args.only or name in args.only]
+    for name, step in steps:
+        began = time.perf_counter()
+        print(f"… {name}", file=sys.stderr, flush=True)
+        results[name] = step()
+        print(f"  {name}: {time.perf_counter() - began:.1f} s", file=sys.stderr, flush=True)
+    results["bench_seconds"] = round(time.perf_counter() - started, 1)
+    target = BENCH / "results.json"
+    if args.only and target.exists():  # a partial run updates the figures it measured
+        results = {**json.loads(target.read_text(encoding="utf-8")), **results}
+    target.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print_table(results)
+    print(f"\nbench took {results['bench_seconds']} s; figures in bench/results.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

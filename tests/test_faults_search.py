@@ -1,0 +1,257 @@
+"""Search faults through full runs: every backend failing, flapping, slow, returning nothing,
+returning duplicates and returning enormous snippets.
+
+Web engines are fakes at their boundary: SearXNG is a local HTTP server speaking its JSON API,
+DuckDuckGo is ``ddgs.ddgs.DDGS.text`` patched. Every run must produce a report, record what
+went wrong as warnings, and keep every prompt inside the context window.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from ddgs.exceptions import DDGSException
+
+from ponder import aresearch
+from ponder.nodes.research import PASSAGE_CHARS
+from ponder.services.search import LocalIndex, SearchResult, duckduckgo
+from ponder.testing import Rig, ScriptedBackend
+
+BEHAVIOURS = ("fail", "flap", "slow", "empty", "duplicates", "huge")
+BACKENDS = ("local", "searxng", "duckduckgo", "hybrid")
+DELAY = 0.4  # a slow engine answers after this
+HUGE = 200_000  # characters in an enormous snippet
+NUM_CTX, NUM_PREDICT = 2048, 256
+
+
+class EngineDown(Exception):
+    pass
+
+
+class Engine:
+    """A fake web search engine with one behaviour, shared by the SearXNG and DDG fakes."""
+
+    def __init__(self, behaviour: str) -> None:
+        self.behaviour = behaviour
+        self.calls = 0
+        self.answered = 0
+        self._lock = threading.Lock()
+
+    def answer(self, query: str) -> list[dict[str, str]]:
+        with self._lock:
+            self.calls += 1
+            number = self.calls
+        if self.behaviour == "fail" or (self.behaviour == "flap" and number % 2 == 1):
+            raise EngineDown(f"engine down (call {number})")
+        if self.behaviour == "slow":
+            time.sleep(DELAY)
+        with self._lock:
+            self.answered += 1
+        if self.behaviour == "empty":
+            return []
+        slug = "-".join(query.lower().split())[:40]
+        if self.behaviour == "duplicates":  # the same three pages, again and again
+            return [hit(f"https://dup.example/{i % 3}", "the Moon raises tides") for i in range(9)]
+        text = "tides " * (HUGE // 6) if self.behaviour == "huge" else "the Moon raises tides"
+        return [hit(f"https://web.example/{slug}/{i}", f"{query}: {text}") for i in range(3)]
+
+
+def hit(url: str, body: str) -> dict[str, str]:
+    return {"url": url, "title": url.rsplit("/", 2)[-2], "content": body}
+
+
+class FakeSearxng:
+    """SearXNG's JSON API on 127.0.0.1; an engine failure is an HTTP 500."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                query = parse_qs(urlsplit(self.path).query).get("q", [""])[0]
+                try:
+                    status, payload = 200, {"results": outer.engine.answer(query)}
+                except EngineDown as exc:
+                    status, payload = 500, {"error": str(exc)}
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            request_queue_size = 64
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def searx_factory() -> Iterator[Any]:
+    servers: list[FakeSearxng] = []
+
+    def make(engine: Engine) -> FakeSearxng:
+        servers.append(FakeSearxng(engine))
+        return servers[-1]
+
+    yield make
+    for server in servers:
+        server.close()
+
+
+def patch_ddgs(monkeypatch: pytest.MonkeyPatch, engine: Engine) -> None:
+    def text(self: Any, query: str, **_kwargs: Any) -> list[dict[str, str]]:
+        try:
+            found = engine.answer(query)
+        except EngineDown as exc:
+            raise DDGSException(f"ConnectError: {exc}") from None
+        return [{"href": h["url"], "title": h["title"], "body": h["content"]} for h in found]
+
+    monkeypatch.setattr("ddgs.ddgs.DDGS.text", text)
+    monkeypatch.setattr(duckduckgo, "DEFAULT_BACKOFF", 0.01)
+
+
+def patch_local(monkeypatch: pytest.MonkeyPatch, behaviour: str) -> Engine:
+    """Make the local index itself misbehave (it runs in a worker thread, like the real one)."""
+    engine = Engine(behaviour)
+    original = LocalIndex.search
+
+    def search(self: LocalIndex, query: str, max_results: int, per_file: int = 2) -> Any:
+        with engine._lock:
+            engine.calls += 1
+            number = engine.calls
+        if behaviour == "fail" or (behaviour == "flap" and number % 2 == 1):
+            raise sqlite3.DatabaseError("database disk image is malformed")
+        if behaviour == "slow":
+            time.sleep(DELAY)
+        engine.answered += 1
+        if behaviour == "empty":
+            return []
+        found: list[SearchResult] = original(self, query, max_results, per_file)
+        if behaviour == "duplicates":
+            return (found * 4)[: max_results * 4]
+        if behaviour == "huge":
+            return [r.model_copy(update={"content": "tides " * (HUGE // 6)}) for r in found]
+        return found
+
+    monkeypatch.setattr(LocalIndex, "search", search)
+    return engine
+
+
+def fresh_reflection() -> Any:
+    counter = itertools.count(1)
+    return lambda _r: {
+        "is_sufficient": False,
+        "knowledge_gap": "more",
+        "follow_up_queries": [f"tide question {next(counter)}"],
+        "scope": "focused",
+        "subtopics": [],
+    }
+
+
+def prompt_char_bound() -> float:
+    """The prompt budget in characters: the window minus the answer, at ≤ 4 chars a token.
+
+    The rig reports one token per four characters, so calibration never goes above four.
+    """
+    return (NUM_CTX - NUM_PREDICT - 64) * 4.0 + 100
+
+
+@pytest.mark.parametrize("behaviour", BEHAVIOURS)
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_search_fault_through_a_full_run(
+    backend: str,
+    behaviour: str,
+    corpus: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    searx_factory: Any,
+) -> None:
+    config: dict[str, Any] = {"search": backend, "cache": False}
+    if backend == "local":
+        engine = patch_local(monkeypatch, behaviour)
+        config["docs"] = [str(corpus)]
+    elif backend == "searxng":
+        engine = Engine(behaviour)
+        config["searxng_url"] = searx_factory(engine).url
+        patch_ddgs(monkeypatch, Engine("fail"))  # its fallback fails fast and offline
+    elif backend == "duckduckgo":
+        engine = Engine(behaviour)
+        patch_ddgs(monkeypatch, engine)
+        config["searxng_url"] = searx_factory(Engine("fail")).url
+    else:  # hybrid: the web misbehaves, local documents are fine
+        engine = Engine(behaviour)
+        patch_ddgs(monkeypatch, engine)
+        config["searxng_url"] = searx_factory(engine).url
+        config["docs"] = [str(corpus)]
+
+    scripted = ScriptedBackend(overrides={"Reflection": fresh_reflection()})
+    with Rig(scripted) as rig:
+        report = await aresearch(
+            "How do tides work?",
+            model="scripted",
+            ollama_base_url=rig.url,
+            mode="loop",
+            max_loops=2,
+            num_ctx=NUM_CTX,
+            num_predict=NUM_PREDICT,
+            **config,
+        )
+        sizes = [e.prompt_chars for e in rig.chat_log()]
+
+    warnings = report.stats.warnings
+    assert report.markdown.startswith("# ")
+    assert report.stats.rounds == 2
+    assert engine.calls > 0, "the faulty backend was never asked"
+    assert sizes and max(sizes) <= prompt_char_bound(), (max(sizes), prompt_char_bound())
+    urls = [s.url for s in report.sources]
+    assert len(urls) == len(set(urls)), "duplicate sources"
+    web = [s for s in report.sources if s.origin == "web"]
+    local = [s for s in report.sources if s.origin == "local"]
+    hybrid = backend == "hybrid"
+
+    if behaviour in ("fail", "empty"):
+        assert not web
+        if hybrid:  # the other half still answers; an empty web half is no failure
+            assert local and "## Sources" in report.markdown
+            if behaviour == "fail":
+                assert any("using only part of its sources" in w for w in warnings), warnings
+        else:
+            expected = "failed" if behaviour == "fail" else "returned nothing"
+            assert any(expected in w for w in warnings), warnings
+            assert not report.sources and "No sources were found" in report.markdown
+    elif behaviour == "flap":
+        assert any("failed" in w or "retrying" in w for w in warnings), warnings
+        assert engine.answered > 0 and report.sources
+    elif behaviour == "slow":
+        assert report.sources and report.stats.search_seconds >= DELAY
+    elif behaviour == "duplicates":
+        assert report.sources
+        if backend in ("searxng", "duckduckgo"):
+            assert sorted(urls) == [f"https://dup.example/{i}" for i in range(3)]
+        if backend == "local":
+            assert len(urls) <= 3  # the corpus has three files
+    elif behaviour == "huge":
+        assert report.sources
+        for source in report.sources:
+            assert sum(len(p) for p in source.passages) <= PASSAGE_CHARS + 200
