@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from datetime import date
 from typing import Any
 
@@ -33,13 +34,18 @@ def normalise_query(query: str) -> str:
     return " ".join(query.lower().split())
 
 
+def has_words(query: str) -> bool:
+    """Small models sometimes emit punctuation as a query; such a query finds nothing."""
+    return re.search(r"\w{2,}", query) is not None
+
+
 def new_queries(candidates: list[str], already: list[str], limit: int) -> list[str]:
     """Candidates that are non-empty and not run before (nor repeated), at most ``limit``."""
     seen = {normalise_query(q) for q in already}
     fresh: list[str] = []
     for query in candidates:
         key = normalise_query(query)
-        if key and key not in seen:
+        if key and key not in seen and has_words(key):
             seen.add(key)
             fresh.append(" ".join(query.split())[:300])
     return fresh[:limit]

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from ponder.nodes.context import NodeContext, node
+from ponder.nodes.query import normalise_query
 from ponder.services.reader import best_passages
 from ponder.services.search import SearchBackend, SearchResult, make_search
 from ponder.services.sources import Source, merge_sources, next_number, source_key
@@ -31,6 +32,10 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     # blocking calls in async nodes).
     backend = await asyncio.to_thread(make_search, ctx.config, ctx.warn)
     results = await _search_all(backend, queries, ctx)
+    if not any(found for _, found in results) and _topic_unsearched(state, queries):
+        ctx.warn("The planned queries found nothing; searched the question itself instead.")
+        results += await _search_all(backend, [state["topic"]], ctx)
+        queries = [*queries, state["topic"]]
     if ctx.config.fetch_full_page:
         results = await _read_full_pages(results, ctx)
     sources, findings = _register(state.get("sources", []), results, state["topic"])
@@ -43,6 +48,11 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
         "round_findings": findings,
         "research_loop_count": round_number,
     }
+
+
+def _topic_unsearched(state: LoopState, queries: list[str]) -> bool:
+    done = {normalise_query(q) for q in [*state.get("queries_run", []), *queries]}
+    return normalise_query(state["topic"]) not in done
 
 
 async def _search_all(

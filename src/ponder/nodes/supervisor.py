@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from ponder import prompts
 from ponder.deep_state import DeepState, Note, ResearcherResult, ResearcherTask
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.query import normalise_query
+from ponder.nodes.query import has_words, normalise_query
 from ponder.services.citations import remap
 from ponder.services.llm import Prompt
 from ponder.services.sources import Source, next_number, source_key
@@ -59,7 +59,7 @@ def fresh_subtopics(candidates: list[str], assigned: list[str]) -> list[str]:
     fresh = []
     for topic in candidates:
         key = normalise_query(topic)
-        if key and key not in seen:
+        if key and key not in seen and has_words(key):
             seen.add(key)
             fresh.append(" ".join(topic.split())[:200])
     return fresh
@@ -96,9 +96,9 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
         seeds = reflection.get("subtopics", []) if done_rounds == 0 else []
         if not complete:
             candidates += [*decision.subtopics, *seeds]
-        if done_rounds == 0 and not candidates:
-            candidates = [state["topic"]]  # the first round always researches something
     fresh = fresh_subtopics(candidates, state.get("assigned", []))
+    if done_rounds == 0 and not fresh:
+        fresh = [state["topic"]]  # the first round always researches something
     slots = ctx.config.max_concurrent_researchers
     now, later = fresh[:slots], fresh[slots:]
     if not now:

@@ -7,6 +7,7 @@ the prose.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -38,6 +39,30 @@ def model_path(folder: Path | None = None) -> Path:
     env = os.environ.get("PONDER_MODEL_DIR")
     base = folder or (Path(env) if env else cache_dir() / "models")
     return Path(assemble(base / MODEL_NAME))
+
+
+# llguidance (xllamacpp's grammar engine) otherwise lets the model indent freely and add
+# properties, and a 270M model spends a small token budget on whitespace and invented keys
+# before the JSON is done. The grammar is passed directly: `response_format` drops these
+# options.
+_COMPACT = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
+
+
+def compact_grammar(schema: dict[str, Any]) -> str:
+    """An llguidance grammar for ``schema``: compact JSON, no properties beyond the schema's."""
+    closed = _closed(schema)
+    return "%llguidance {}\nstart: %json " + json.dumps({**closed, "x-guidance": _COMPACT})
+
+
+def _closed(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_closed(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _closed(value) for key, value in node.items()}
+    if out.get("type") == "object" and "properties" in out:
+        out.setdefault("additionalProperties", False)
+    return out
 
 
 class TinyModelBackend:
@@ -74,7 +99,7 @@ class TinyModelBackend:
             "seed": int(request.options.get("seed", 7)),
         }
         if isinstance(request.format, dict):
-            body["response_format"] = {"type": "json_object", "schema": request.format}
+            body["grammar"] = compact_grammar(request.format)
         elif request.format == "json":
             body["response_format"] = {"type": "json_object"}
         with self._lock:
