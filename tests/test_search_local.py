@@ -250,3 +250,19 @@ async def test_local_search_opens_no_socket(corpus: Path, monkeypatch: pytest.Mo
     backend = make_search(Configuration(search="local", docs=[str(corpus)]), warn=print)
     results = await backend.search("zebra stripes flies", 3)
     assert results and all(r.origin == "local" for r in results)
+
+
+def test_files_over_the_size_limit_are_skipped_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ponder.services.search.local as local
+
+    docs = tmp_path / "big"
+    docs.mkdir()
+    (docs / "small.md").write_text("tides and the moon " * 10)
+    (docs / "huge.md").write_text("tides " * 400)
+    monkeypatch.setattr(local, "MAX_FILE_BYTES", 1000)
+    warnings: list[str] = []
+    stats = local.index([docs], warn=warnings.append)
+    assert stats.indexed == 1 and stats.skipped == 1
+    assert any("huge.md" in w and "larger than" in w for w in warnings)

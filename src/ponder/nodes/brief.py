@@ -23,7 +23,8 @@ async def write_research_brief(state: DeepState, ctx: NodeContext) -> dict[str, 
     conversation = conversation_text(state)
     prompt = Prompt.simple(
         prompts.BRIEF_SYSTEM,
-        prompts.BRIEF_USER.format(
+        prompts.fill(
+            prompts.BRIEF_USER,
             topic=topic,
             conversation=conversation,
             notes=state.get("running_summary") or "(nothing yet)",

@@ -40,7 +40,9 @@ async def clarify_with_user(state: DeepState, ctx: NodeContext) -> dict[str, Any
         return {"pending_question": ""}
     prompt = Prompt.simple(
         prompts.CLARIFY_SYSTEM,
-        prompts.CLARIFY_USER.format(topic=state["topic"], conversation=conversation_text(state)),
+        prompts.fill(
+            prompts.CLARIFY_USER, topic=state["topic"], conversation=conversation_text(state)
+        ),
     )
     fallback = Clarification(need_clarification=False, question="", verification="")
     decision = await ctx.llm().structured(Clarification, prompt, fallback)

@@ -31,7 +31,7 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
         warnings = list((state.get("stats") or {}).get("warnings", []))
         return {"report": nothing_found_report(topic, warnings)}
     prompt = Prompt.simple(
-        prompts.REPORT_SYSTEM, prompts.REPORT_USER.format(topic=topic, summary=summary)
+        prompts.REPORT_SYSTEM, prompts.fill(prompts.REPORT_USER, topic=topic, summary=summary)
     )
     body = await ctx.llm("report").text(prompt, fallback=summary)
     composed = compose_report(topic, body, summary, sources)

@@ -59,8 +59,12 @@ async def generate_query(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     context = f"Research brief: {state['brief']}\n" if state.get("brief") else ""
     prompt = Prompt.simple(
         prompts.QUERY_SYSTEM.format(n=n),
-        prompts.QUERY_USER.format(
-            topic=topic, context=context, already=already or "none", today=date.today()
+        prompts.fill(
+            prompts.QUERY_USER,
+            topic=topic,
+            context=context,
+            already=already or "none",
+            today=date.today(),
         ),
     )
     schema = query_plan_schema(n)

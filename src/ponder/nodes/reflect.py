@@ -38,8 +38,11 @@ async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     n = ctx.config.queries_per_round
     prompt = Prompt.simple(
         prompts.REFLECT_SYSTEM.format(n=n),
-        prompts.REFLECT_USER.format(
-            topic=topic, summary=state.get("running_summary") or "(empty)", already=already
+        prompts.fill(
+            prompts.REFLECT_USER,
+            topic=topic,
+            summary=state.get("running_summary") or "(empty)",
+            already=already,
         ),
     )
     schema = reflection_schema(n)

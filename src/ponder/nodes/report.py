@@ -39,7 +39,7 @@ async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     llm = ctx.llm("report")
     everything = notes_markdown(notes)
     brief = state.get("brief") or topic
-    whole = prompts.FINAL_REPORT_USER.format(topic=topic, brief=brief, notes=everything)
+    whole = prompts.fill(prompts.FINAL_REPORT_USER, topic=topic, brief=brief, notes=everything)
     fits = budget.estimate_tokens(prompts.FINAL_REPORT_SYSTEM + whole, llm.model) <= (
         llm.prompt_budget()
     )
@@ -63,6 +63,6 @@ async def _by_section(llm: LLM, topic: str, notes: list[Note]) -> str:
     for note in notes:
         fallback = f"## {note['topic']}\n{note['summary']}"
         system = prompts.SECTION_SYSTEM.format(heading=note["topic"])
-        user = prompts.SECTION_USER.format(topic=topic, notes=note["summary"])
+        user = prompts.fill(prompts.SECTION_USER, topic=topic, notes=note["summary"])
         parts.append(await llm.text(Prompt.simple(system, user), fallback))
     return "\n\n".join(parts)

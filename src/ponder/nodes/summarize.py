@@ -92,7 +92,8 @@ async def summarize_sources(state: LoopState, ctx: NodeContext) -> dict[str, Any
         return {}
     known = [s["number"] for s in state.get("sources", [])]
     model = ctx.config.model
-    head = prompts.SUMMARY_USER_HEAD.format(
+    head = prompts.fill(
+        prompts.SUMMARY_USER_HEAD,
         topic=state["topic"],
         summary=within_budget(previous, ctx.config.summary_tokens, model) or "(empty)",
     )

@@ -117,7 +117,8 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
 async def _decide(state: DeepState, ctx: NodeContext, notes: list[Note]) -> SupervisorDecision:
     prompt = Prompt.simple(
         prompts.SUPERVISOR_SYSTEM,
-        prompts.SUPERVISOR_USER.format(
+        prompts.fill(
+            prompts.SUPERVISOR_USER,
             brief=state.get("brief") or state["topic"],
             done=", ".join(state.get("assigned", [])) or "none",
             notes=notes_text(state, notes),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ponder.errors import StorageError
 from ponder.paths import data_dir
 
 Status = Literal["running", "waiting", "done", "interrupted", "failed"]
@@ -25,6 +27,9 @@ CREATE TABLE IF NOT EXISTS runs (
     message TEXT
 )
 """
+# Append-only: each entry runs once on databases that predate it.
+_MIGRATIONS = ("ALTER TABLE runs ADD COLUMN pid INTEGER",)
+_COLUMNS = "thread_id, topic, config, status, created, updated, output, message, pid"
 
 
 @dataclass
@@ -42,41 +47,78 @@ class RunRecord:
 def _connect() -> sqlite3.Connection:
     conn = sqlite3.connect(data_dir() / "runs.sqlite", timeout=10)
     conn.execute(_SCHEMA)
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    for number, statement in enumerate(_MIGRATIONS[version:], start=version + 1):
+        conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {number}")
+    conn.commit()
     return conn
 
 
 def start(thread_id: str, topic: str, config: dict[str, Any]) -> None:
+    """Record a run as running; a history that cannot be written stops the run clearly."""
     now = time.time()
-    with closing(_connect()) as conn, conn:
-        conn.execute(
-            "INSERT INTO runs VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL) "
-            "ON CONFLICT(thread_id) DO UPDATE SET status='running', updated=excluded.updated",
-            (thread_id, topic, json.dumps(config), now, now),
-        )
+    try:
+        with closing(_connect()) as conn, conn:
+            conn.execute(
+                f"INSERT INTO runs ({_COLUMNS}) VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL, ?) "
+                "ON CONFLICT(thread_id) DO UPDATE SET status='running', "
+                "updated=excluded.updated, pid=excluded.pid",
+                (thread_id, topic, json.dumps(config), now, now, os.getpid()),
+            )
+    except sqlite3.Error as exc:
+        raise StorageError(
+            f"Cannot write the run history in {data_dir()} ({exc}) — free disk space or set "
+            "PONDER_DATA_DIR to a writable folder."
+        ) from None
 
 
 def finish(
     thread_id: str, status: Status, *, output: str | None = None, message: str | None = None
-) -> None:
-    with closing(_connect()) as conn, conn:
-        conn.execute(
-            "UPDATE runs SET status=?, updated=?, output=COALESCE(?, output), message=? "
-            "WHERE thread_id=?",
-            (status, time.time(), output, message, thread_id),
-        )
+) -> bool:
+    """Record how a run ended. Never raises: it runs while another error may be in flight."""
+    try:
+        with closing(_connect()) as conn, conn:
+            conn.execute(
+                "UPDATE runs SET status=?, updated=?, output=COALESCE(?, output), message=? "
+                "WHERE thread_id=?",
+                (status, time.time(), output, message, thread_id),
+            )
+    except sqlite3.Error:
+        return False
+    return True
 
 
 def get(thread_id: str) -> RunRecord | None:
     with closing(_connect()) as conn:
-        row = conn.execute("SELECT * FROM runs WHERE thread_id=?", (thread_id,)).fetchone()
+        row = conn.execute(
+            f"SELECT {_COLUMNS} FROM runs WHERE thread_id=?", (thread_id,)
+        ).fetchone()
     return _record(row) if row else None
 
 
 def recent(limit: int = 20) -> list[RunRecord]:
     with closing(_connect()) as conn:
-        rows = conn.execute("SELECT * FROM runs ORDER BY updated DESC LIMIT ?", (limit,)).fetchall()
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM runs ORDER BY updated DESC LIMIT ?", (limit,)
+        ).fetchall()
     return [_record(r) for r in rows]
 
 
 def _record(row: tuple[Any, ...]) -> RunRecord:
-    return RunRecord(row[0], row[1], json.loads(row[2]), *row[3:])
+    record = RunRecord(row[0], row[1], json.loads(row[2]), *row[3:8])
+    if record.status == "running" and not _alive(row[8]):
+        record.status = "interrupted"  # its process died (SIGKILL, power loss) mid-run
+    return record
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    return True

@@ -32,6 +32,7 @@ Progress = Callable[[int, int], None]
 SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf"})
 SCHEMA_VERSION = 1
 _MAX_WARNINGS = 10  # per indexing run; the rest are summed up in one line
+MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are skipped: read whole, they would fill memory
 _BATCH = 2000  # files per transaction: a crash loses at most one batch of work
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -393,6 +394,10 @@ class _Indexer:
     def _update(
         self, path: str, signature: tuple[int, int], previous: tuple[int, int, int, str] | None
     ) -> None:
+        if signature[1] > MAX_FILE_BYTES:
+            limit = MAX_FILE_BYTES // (1024 * 1024)
+            self._skip(path, signature, "", f"larger than {limit} MB", previous)
+            return
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
