@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from support import make_pdf
 
 from ponder.config import Configuration
 from ponder.errors import SearchError
@@ -25,29 +26,6 @@ from ponder.services.search.local import (
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PONDER_CACHE_DIR", str(tmp_path / "cache"))
-
-
-def make_pdf(lines: list[str]) -> bytes:
-    """A minimal one-page PDF whose text pypdf can extract."""
-    ops = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({t}) '" for t in lines) + " ET"
-    objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        "/Resources << /Font << /F1 5 0 R >> >> >>",
-        f"<< /Length {len(ops)} >>\nstream\n{ops}\nendstream",
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = "%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n{body}\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n"
-    out += "".join(f"{o:010d} 00000 n \n" for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
-    return out.encode("latin-1")
 
 
 def indexed(*roots: Path) -> LocalIndex:
