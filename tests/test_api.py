@@ -163,3 +163,53 @@ def test_public_surface_is_sorted_resolvable_and_lazy() -> None:
         check=True,
     )
     assert done.stdout.strip() == "[]"
+
+
+async def test_report_sources_are_numbered_as_the_report_cites_them(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["Reflection"] = {
+        "is_sufficient": True,
+        "knowledge_gap": "",
+        "follow_up_queries": ["x"],
+        "scope": "focused",
+        "subtopics": [],
+    }
+    scripted.overrides["text"] = "# T\n\nSecond source first [3]. Then [1].\n"
+    report = await aresearch(
+        "How do tides work?", model="scripted", ollama_base_url=rig.url, search="local",
+        docs=[str(corpus)], mode="loop",
+    )  # fmt: skip
+    cited = report.cited_sources()
+    assert [s.number for s in cited] == [1, 2] and [s.registry_number for s in cited] == [3, 1]
+    listed = report.markdown.split("## Sources")[1]
+    for ref in cited:
+        assert f"{ref.number}. {ref.title} — {ref.url}" in listed
+    assert sorted(s.number for s in report.sources) == list(range(1, len(report.sources) + 1))
+
+
+async def test_a_used_thread_id_is_refused_and_points_to_resume(rig: Rig, corpus: Path) -> None:
+    config = {
+        "model": "scripted",
+        "ollama_base_url": rig.url,
+        "search": "local",
+        "docs": [str(corpus)],
+        "mode": "loop",
+        "max_loops": 1,
+    }
+    await aresearch("Tides", thread_id="same", **config)
+    with pytest.raises(InvalidInputError, match="resume"):
+        await aresearch("Something else", thread_id="same", **config)
+
+
+def test_resuming_a_run_that_is_still_running_is_refused() -> None:
+    from ponder.services import runs
+
+    runs.start("live", "topic", {})  # this very process holds it
+    with pytest.raises(InvalidInputError, match="still running"):
+        resume("live")
+
+
+def test_answer_budget_must_leave_room_for_the_prompt() -> None:
+    with pytest.raises(ConfigurationError, match="num_predict"):
+        Configuration.create(num_ctx=1024, num_predict=1024)

@@ -286,6 +286,7 @@ def test_html_escapes_everything_from_the_model_and_the_web() -> None:
         sources=[
             SourceRef(
                 number=1,
+                cited=True,
                 url="javascript:alert(1)",
                 title=f"Evil {evil}",
                 passages=[f"read this {evil} & that"],

@@ -62,7 +62,7 @@ async def test_broad_topic_hands_off_keeping_sources_and_numbers(
         elif item.kind == "handoff":
             carried = item.data["sources"]
     assert report is not None and carried, "the loop's sources were not carried into deep"
-    by_url = {s.url: s.number for s in report.sources}
+    by_url = {s.url: s.registry_number for s in report.sources}
     for source in carried:
         assert by_url[source["url"]] == source["number"]
     topics = {topic_of(e) for e in rig.chat_log() if e.schema == "QueryPlan"}

@@ -152,3 +152,18 @@ def test_calibration_moves_towards_observed_ratio() -> None:
         budget.calibrate("calib-model", 6000, 1000)
     assert before == budget.DEFAULT_CHARS_PER_TOKEN
     assert abs(budget.chars_per_token("calib-model") - 6.0) < 0.2
+
+
+async def test_a_host_that_never_answers_the_connection_is_reported_unreachable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import httpx
+    from langchain_ollama import ChatOllama
+
+    async def timed_out(*_args: object, **_kwargs: object) -> None:
+        raise httpx.ConnectTimeout("timed out")
+
+    monkeypatch.setattr(ChatOllama, "ainvoke", timed_out)
+    config = Configuration.create(model="m", ollama_base_url="http://gpu-box:11434")
+    with pytest.raises(OllamaUnavailableError, match="gpu-box"):
+        await LLM(config).text(Prompt.simple("s", "u"), fallback="never used")

@@ -116,7 +116,7 @@ async def test_sources_section_lists_exactly_cited_sources_renumbered(
     assert "made up" not in report.markdown
     listed = report.cited_sources()
     assert [s.number for s in listed] == [1, 2]
-    registry = {s.number: s.url for s in report.sources}
+    registry = {s.registry_number: s.url for s in report.sources}
     assert listed[0].url == registry[3] and listed[1].url == registry[1]
 
 

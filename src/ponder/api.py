@@ -18,6 +18,7 @@ from ponder.config import Configuration
 from ponder.errors import InvalidInputError, PonderError, RunNotFoundError
 from ponder.events import ProgressEvent
 from ponder.report import Report, RunStats, SourceRef
+from ponder.services.sources import Source, source_key
 
 MAX_TOPIC_CHARS = 2000
 
@@ -88,6 +89,11 @@ async def stream(
     thread = thread_id or new_thread_id()
     from ponder.services import runs
 
+    if thread_id is not None and runs.get(thread_id) is not None:
+        raise InvalidInputError(
+            f"A run with id '{thread_id}' already exists — continue it with "
+            f"resume('{thread_id}') (`ponder resume {thread_id}`) or choose a new thread_id."
+        )
     runs.start(thread, clean, settings.model_dump())
     async for item in _drive(thread, clean, settings, {"topic": clean}, ask):
         yield item
@@ -119,6 +125,11 @@ async def stream_resume(
     record = runs.get(thread_id)
     if record is None:
         raise RunNotFoundError(thread_id)
+    if record.status == "running":
+        raise InvalidInputError(
+            f"Run '{thread_id}' is still running in another process — wait for it to finish, "
+            "or stop it (Ctrl-C) and then resume."
+        )
     settings = Configuration.create(**record.config)
     runs.start(thread_id, record.topic, record.config)
     first: Any = Command(resume=answer) if answer is not None else None
@@ -224,7 +235,36 @@ def _report(topic: str, thread_id: str, values: dict[str, Any], wall: float) -> 
         topic=topic,
         markdown=values.get("report") or "",
         summary=values.get("running_summary") or "",
-        sources=[SourceRef(**source) for source in values.get("sources") or []],
+        sources=report_sources(values.get("sources") or [], values.get("cited_sources") or []),
         stats=RunStats.from_state(stats, int(values.get("research_loop_count") or 0), wall),
         thread_id=thread_id,
     )
+
+
+def report_sources(registry: list[Source], cited: list[Source]) -> list[SourceRef]:
+    """Every source read, numbered as the report cites them: cited 1..k, then the rest."""
+    numbers = {source_key(s["url"]): s["number"] for s in cited}
+    ordered = sorted(
+        registry,
+        key=lambda s: (
+            source_key(s["url"]) not in numbers,
+            numbers.get(source_key(s["url"]), 0),
+            s["number"],
+        ),
+    )
+    refs = []
+    for position, source in enumerate(ordered, start=1):
+        key = source_key(source["url"])
+        refs.append(
+            SourceRef(
+                number=numbers.get(key, position),
+                registry_number=source["number"],
+                cited=key in numbers,
+                url=source["url"],
+                title=source["title"],
+                origin=source["origin"],
+                passages=list(source["passages"]),
+                locations=list(source.get("locations") or []),
+            )
+        )
+    return refs

@@ -13,7 +13,14 @@ import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ponder.errors import ConfigurationError
 
@@ -93,6 +100,15 @@ class Configuration(BaseModel):
     summary_tokens: int = Field(
         700, ge=100, le=8000, description="Length budget of the running summary, in tokens."
     )
+
+    @model_validator(mode="after")
+    def _answer_leaves_room_for_the_prompt(self) -> Configuration:
+        if self.num_predict > self.num_ctx // 2:
+            raise ValueError(
+                f"num_predict ({self.num_predict}) must be at most half of num_ctx "
+                f"({self.num_ctx}), or the sources will not fit the prompt"
+            )
+        return self
 
     @field_validator("docs", mode="before")
     @classmethod

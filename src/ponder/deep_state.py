@@ -42,6 +42,7 @@ class DeepOutput(TypedDict):
     report: str
     running_summary: str
     sources: list[Source]
+    cited_sources: list[Source]
     stats: dict[str, Any]
 
 
@@ -63,6 +64,7 @@ class DeepState(TypedDict, total=False):
     merged_results: int
     notes: Annotated[list[Note], operator.add]
     report: str
+    cited_sources: list[Source]
     stats: Annotated[dict[str, Any], merge_stats]
 
 

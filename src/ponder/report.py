@@ -8,9 +8,16 @@ from pydantic import BaseModel, Field
 
 
 class SourceRef(BaseModel):
-    """A source as the caller sees it. ``number`` is its number in the run's registry."""
+    """A source as the caller sees it.
+
+    ``number`` is the ``[n]`` the report cites it by: cited sources are 1..k in order of
+    first citation (as in the Sources section), the others read but not cited follow.
+    ``registry_number`` is its stable number inside the run (shared by all researchers).
+    """
 
     number: int
+    registry_number: int = 0
+    cited: bool = False
     url: str = Field(description="Web URL or local file path.")
     title: str
     origin: str = "web"
@@ -52,16 +59,5 @@ class Report(BaseModel):
     thread_id: str
 
     def cited_sources(self) -> list[SourceRef]:
-        """The sources the report's Sources section lists, in its numbering."""
-        from ponder.services.citations import cited_numbers
-
-        wanted = cited_numbers(self.markdown)
-        by_url = {s.url: s for s in self.sources}
-        listed = []
-        for line in self.markdown.split("## Sources", 1)[-1].splitlines():
-            number, _, rest = line.partition(". ")
-            if number.strip().isdigit() and " — " in rest:
-                url = rest.rsplit(" — ", 1)[1].strip()
-                if url in by_url and int(number) in wanted:
-                    listed.append(by_url[url].model_copy(update={"number": int(number)}))
-        return listed
+        """The sources the report cites, in its numbering (its Sources section)."""
+        return [source for source in self.sources if source.cited]

@@ -54,6 +54,7 @@ class ResearchOutput(TypedDict):
     report: str
     running_summary: str
     sources: list[Source]
+    cited_sources: list[Source]  # the report's Sources section, in its numbering
     stats: dict[str, Any]
 
 
@@ -69,4 +70,5 @@ class LoopState(TypedDict, total=False):
     reflection: ReflectionState | None
     handoff: Literal["none", "broad", "deep_mode"]
     report: str
+    cited_sources: list[Source]
     stats: Annotated[dict[str, Any], merge_stats]

@@ -115,6 +115,10 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="preset for rounds, queries per round and researchers; explicit flags win",
     )
     group.add_argument("--ollama-url", metavar="URL", help="where Ollama listens")
+    group.add_argument("--searxng-url", metavar="URL", help="your SearXNG instance")
+    group.add_argument(
+        "--full-pages", action="store_true", help="read whole web pages, not only snippets"
+    )
     group.add_argument(
         "--no-clarify", action="store_true", help="never stop to ask a clarifying question"
     )
@@ -233,6 +237,7 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         "max_loops": args.loops,
         "mode": args.mode,
         "ollama_base_url": args.ollama_url,
+        "searxng_url": args.searxng_url,
     }
     options.update({key: value for key, value in flags.items() if value is not None})
     if args.docs:
@@ -241,6 +246,8 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         options["allow_clarification"] = False
     if args.no_cache:
         options["cache"] = False
+    if args.full_pages:
+        options["fetch_full_page"] = True
     return options
 
 

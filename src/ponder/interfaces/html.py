@@ -37,8 +37,12 @@ footer { margin-top: 2rem; color: #666; font-size: 0.85em; }
 
 def render_html(report: Report) -> str:
     """The whole page as one string."""
-    body_markdown, _, _listed = report.markdown.partition("## Sources")
-    sources = report.cited_sources() or _fallback_sources(report)
+    # The Sources list is built in code as the last "## Sources" section; a heading such as
+    # "## Sources of energy" in the body is not it.
+    body_markdown, found, _listed = report.markdown.rpartition("\n## Sources\n")
+    if not found:
+        body_markdown = report.markdown
+    sources = report.cited_sources()
     known = {source.number for source in sources}
     body = markdown_to_html(body_markdown, known)
     title = html.escape(report.topic)
@@ -129,12 +133,6 @@ def _source_item(source: SourceRef) -> str:
         f'<span class="origin">({origin})</span>\n'
         f"<details open><summary>What was read</summary>\n{passages}\n</details></li>"
     )
-
-
-def _fallback_sources(report: Report) -> list[SourceRef]:
-    """Without a parsable Sources section, list the registry entries the body cites."""
-    cited = {int(n) for n in CITATION.findall(report.markdown)}
-    return [source for source in report.sources if source.number in cited]
 
 
 def _footer(report: Report) -> str:

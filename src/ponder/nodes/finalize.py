@@ -40,4 +40,4 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
     if composed.used_fallback_body:
         ctx.warn("The report text cited no retrieved source; the cited summary was used instead.")
     ctx.emit("report", cited=len(composed.cited))
-    return {"report": composed.markdown}
+    return {"report": composed.markdown, "cited_sources": composed.cited}

@@ -54,7 +54,11 @@ async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     if composed.used_fallback_body:
         ctx.warn("The report text cited no retrieved source; the cited notes were used instead.")
     ctx.emit("report", cited=len(composed.cited))
-    return {"report": composed.markdown, "running_summary": everything}
+    return {
+        "report": composed.markdown,
+        "running_summary": everything,
+        "cited_sources": composed.cited,
+    }
 
 
 async def _by_section(llm: LLM, topic: str, notes: list[Note]) -> str:

@@ -94,8 +94,9 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
         complete = decision.research_complete
         reflection: dict[str, Any] = dict(state.get("reflection") or {})
         seeds = reflection.get("subtopics", []) if done_rounds == 0 else []
+        candidates += seeds  # what the loop saw is researched even if the model says done
         if not complete:
-            candidates += [*decision.subtopics, *seeds]
+            candidates += decision.subtopics
     fresh = fresh_subtopics(candidates, state.get("assigned", []))
     if done_rounds == 0 and not fresh:
         fresh = [state["topic"]]  # the first round always researches something

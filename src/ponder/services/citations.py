@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from ponder.services.sources import Source
 
 # [3], [3, 5], [3][5] — groups of numbers in square brackets (not Markdown links).
-_GROUP = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\](?!\()")
+# Not after a word character (``arr[0]``) and at most three digits (``[2023]`` is a year).
+_GROUP = re.compile(r"(?<!\w)\[(\s*\d{1,3}\s*(?:[,;]\s*\d{1,3}\s*)*)\](?!\()")
 
 
 def cited_numbers(text: str) -> list[int]:

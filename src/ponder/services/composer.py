@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from ponder.services.citations import cited_numbers, remove_invalid, renumber, sources_section
 from ponder.services.sources import Source
 
+# A line that is only a heading such as "## Sources", "**References:**" or "Bibliography".
 _SOURCES_HEADING = re.compile(
-    r"(?im)^\s*(?:#{1,6}\s*|\*\*)?(?:sources|references|bibliography)\b.*$"
+    r"(?im)^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*)?[ \t]*"
+    r"(?:sources|references|bibliography|works cited)[ \t]*:?[ \t]*(?:\*\*)?[ \t]*:?[ \t]*$"
 )
 
 
@@ -46,8 +48,9 @@ def compose_report(
 
 
 def _cut_source_list(text: str) -> str:
-    match = _SOURCES_HEADING.search(text)
-    return text[: match.start()].rstrip() if match else text
+    """Cut a model-written source list: from the last heading that is only 'Sources' on."""
+    matches = list(_SOURCES_HEADING.finditer(text))
+    return text[: matches[-1].start()].rstrip() if matches else text
 
 
 def _split_title(text: str, topic: str) -> tuple[str, str]:

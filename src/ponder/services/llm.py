@@ -187,7 +187,7 @@ class LLM:
             if exc.status_code == 404 and "not found" in str(exc.error).lower():
                 raise ModelNotFoundError(self.model, self.config.ollama_base_url) from None
             raise ModelCallError(f"Ollama error: {exc.error} (HTTP {exc.status_code})") from None
-        except (ConnectionError, httpx.ConnectError):
+        except (ConnectionError, httpx.ConnectError, httpx.ConnectTimeout):
             raise OllamaUnavailableError(self.config.ollama_base_url) from None
         except (TimeoutError, httpx.TimeoutException):
             raise ModelCallError(f"no answer within {self.config.request_timeout:g}s") from None

@@ -45,14 +45,24 @@ class RunRecord:
 
 
 def _connect() -> sqlite3.Connection:
-    conn = sqlite3.connect(data_dir() / "runs.sqlite", timeout=10)
-    conn.execute(_SCHEMA)
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    for number, statement in enumerate(_MIGRATIONS[version:], start=version + 1):
-        conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {number}")
-    conn.commit()
+    try:
+        conn = sqlite3.connect(data_dir() / "runs.sqlite", timeout=10)
+        conn.execute(_SCHEMA)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        for number, statement in enumerate(_MIGRATIONS[version:], start=version + 1):
+            conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+        conn.commit()
+    except (OSError, sqlite3.Error) as exc:
+        raise _storage_error(exc) from None
     return conn
+
+
+def _storage_error(exc: Exception) -> StorageError:
+    return StorageError(
+        f"Cannot use the run history in the data folder ({exc}) — free disk space or set "
+        "PONDER_DATA_DIR to a writable folder."
+    )
 
 
 def start(thread_id: str, topic: str, config: dict[str, Any]) -> None:
@@ -67,10 +77,7 @@ def start(thread_id: str, topic: str, config: dict[str, Any]) -> None:
                 (thread_id, topic, json.dumps(config), now, now, os.getpid()),
             )
     except sqlite3.Error as exc:
-        raise StorageError(
-            f"Cannot write the run history in {data_dir()} ({exc}) — free disk space or set "
-            "PONDER_DATA_DIR to a writable folder."
-        ) from None
+        raise _storage_error(exc) from None
 
 
 def finish(
@@ -84,25 +91,27 @@ def finish(
                 "WHERE thread_id=?",
                 (status, time.time(), output, message, thread_id),
             )
-    except sqlite3.Error:
+    except (sqlite3.Error, StorageError):
         return False
     return True
 
 
 def get(thread_id: str) -> RunRecord | None:
-    with closing(_connect()) as conn:
-        row = conn.execute(
-            f"SELECT {_COLUMNS} FROM runs WHERE thread_id=?", (thread_id,)
-        ).fetchone()
-    return _record(row) if row else None
+    rows = _select(f"SELECT {_COLUMNS} FROM runs WHERE thread_id=?", (thread_id,))
+    return _record(rows[0]) if rows else None
 
 
 def recent(limit: int = 20) -> list[RunRecord]:
-    with closing(_connect()) as conn:
-        rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM runs ORDER BY updated DESC LIMIT ?", (limit,)
-        ).fetchall()
+    rows = _select(f"SELECT {_COLUMNS} FROM runs ORDER BY updated DESC LIMIT ?", (limit,))
     return [_record(r) for r in rows]
+
+
+def _select(query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    try:
+        with closing(_connect()) as conn:
+            return conn.execute(query, params).fetchall()
+    except sqlite3.Error as exc:
+        raise _storage_error(exc) from None
 
 
 def _record(row: tuple[Any, ...]) -> RunRecord:
