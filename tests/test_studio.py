@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from support import WebStub
 
 from ponder.testing import Rig
 
@@ -159,8 +160,20 @@ def test_langgraph_dev_serves_the_graph_and_runs_return_reports(
         assert settings["properties"]["max_loops"]["description"]
         loop = run_and_wait(client, run_config(rig, corpus))
         deep = run_and_wait(client, run_config(rig, corpus, mode="deep", allow_clarification=False))
-    for output in (loop, deep):
+        web = WebStub()
+        try:
+            # Web search with the on-disk cache and full pages: nothing may block the loop.
+            online = run_and_wait(
+                client,
+                run_config(rig, corpus, search="searxng", searxng_url=web.url,
+                           fetch_full_page=True, allow_private_urls=True),
+            )  # fmt: skip
+        finally:
+            web.close()
+    for output in (loop, deep, online):
         report = str(output["report"])
         assert report.startswith("# ") and "## Sources" in report and "[1]" in report
         assert output["sources"]
     assert any(e.schema == "SupervisorDecision" for e in rig.chat_log())
+    assert any(path.startswith("/page/") for path in web.requests)  # pages were read
+    assert all(s["url"].startswith(web.url) for s in online["sources"])  # type: ignore[index,union-attr]

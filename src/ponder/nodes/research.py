@@ -82,7 +82,8 @@ async def _read_full_pages(
 ) -> list[tuple[str, list[SearchResult]]]:
     from ponder.services.reader import PageReader
 
-    reader = PageReader.from_config(ctx.config, ctx.warn)
+    # Opening the page cache touches SQLite: keep it off the event loop.
+    reader = await asyncio.to_thread(PageReader.from_config, ctx.config, ctx.warn)
     web = [r for _, found in results for r in found if r.origin == "web"]
     pages = await reader.read_many([r.url for r in web])
     for result, page in zip(web, pages, strict=True):

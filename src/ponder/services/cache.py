@@ -7,6 +7,7 @@ every lookup becomes a miss.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import threading
@@ -113,6 +114,13 @@ class Cache:
             except sqlite3.Error as exc:
                 self._disable(exc)
 
+    # SQLite blocks; these keep it off the event loop (`langgraph dev` refuses blocking calls).
+    async def aget(self, namespace: str, key: str) -> Any | None:
+        return await asyncio.to_thread(self.get, namespace, key)
+
+    async def aset(self, namespace: str, key: str, value: Any) -> None:
+        await asyncio.to_thread(self.set, namespace, key, value)
+
     def purge_expired(self) -> int:
         """Delete expired entries; returns how many were removed."""
         if self._conn is None:
@@ -148,9 +156,9 @@ class CachedSearch:
 
         key = json.dumps([query.strip(), max_results])
         namespace = f"search:{self.backend.name}"
-        cached = self.cache.get(namespace, key)
+        cached = await self.cache.aget(namespace, key)
         if isinstance(cached, list):
             return [SearchResult.model_validate(item) for item in cached]
         results = await self.backend.search(query, max_results)
-        self.cache.set(namespace, key, [r.model_dump() for r in results])
+        await self.cache.aset(namespace, key, [r.model_dump() for r in results])
         return results

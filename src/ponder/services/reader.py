@@ -262,7 +262,7 @@ class PageReader:
     async def read(self, url: str) -> Page:
         """Fetch one URL and extract its text; ``Page.reason`` explains any failure."""
         namespace = "page+private" if self.allow_private else "page"
-        cached = self.cache.get(namespace, url) if self.cache else None
+        cached = await self.cache.aget(namespace, url) if self.cache else None
         if isinstance(cached, dict):
             return Page(**{**cached, "from_cache": True})
         async with self._semaphore:
@@ -274,7 +274,7 @@ class PageReader:
             except _Refused as exc:
                 page = Page(url, url, reason=str(exc))
         if page.ok and self.cache:
-            self.cache.set(namespace, url, asdict(page))
+            await self.cache.aset(namespace, url, asdict(page))
         return page
 
     async def _fetch(self, url: str) -> Page:
