@@ -203,6 +203,37 @@ async def test_redirect_to_loopback_is_refused(monkeypatch: pytest.MonkeyPatch) 
     assert page.reason is not None and "loopback" in page.reason
 
 
+async def test_connections_go_to_the_address_that_was_checked(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader connects to the address it resolved itself, not to a second lookup."""
+    site.routes["/"] = respond(ARTICLE)
+
+    async def loopback(host: str, port: int | None) -> list[Any]:
+        return [ipaddress.ip_address("127.0.0.1")]
+
+    monkeypatch.setattr(netguard, "resolve", loopback)
+    # `pinned.invalid` cannot be resolved by the system: only the checked address works.
+    page = await trusted().read(f"http://pinned.invalid:{site.port}/")
+    assert page.ok and site.hits == ["/"]
+
+
+async def test_dns_rebinding_is_refused_at_connection_time(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name that is public when checked and loopback when connecting is not fetched."""
+    site.routes["/"] = respond(ARTICLE)
+    answers = iter([["93.184.216.34"], ["127.0.0.1"]])
+
+    async def rebinding(host: str, port: int | None) -> list[Any]:
+        return [ipaddress.ip_address(a) for a in next(answers, ["127.0.0.1"])]
+
+    monkeypatch.setattr(netguard, "resolve", rebinding)
+    page = await PageReader().read(f"http://rebind.invalid:{site.port}/")
+    assert not page.ok and page.reason is not None and "loopback" in page.reason
+    assert site.hits == []
+
+
 async def test_private_server_refused_unless_allowed(site: Site) -> None:
     site.routes["/otters"] = respond(ARTICLE)
     refused = await PageReader().read(f"{site.url}/otters")

@@ -27,7 +27,7 @@ import httpx
 
 from ponder.config import Configuration
 from ponder.services.cache import Cache
-from ponder.services.netguard import UnsafeURLError, check_url
+from ponder.services.netguard import UnsafeURLError, check_url, pinned_transport
 
 USER_AGENT = "ponder/0.1 (local research agent; +https://github.com/ponder)"
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -286,7 +286,8 @@ class PageReader:
             follow_redirects=False,
             trust_env=False,
             verify=_ssl_context(),
-            transport=self._transport,
+            transport=self._transport
+            or pinned_transport(allow_private=self.allow_private, verify=_ssl_context()),
         ) as client:
             current = url
             for _ in range(self.max_redirects + 1):
@@ -301,6 +302,8 @@ class PageReader:
                         body, truncated = await self._read_capped(response)
                         kind = response.headers.get("content-type", "").split(";")[0].strip()
                         encoding = response.charset_encoding or "utf-8"
+                except UnsafeURLError as exc:  # the connection-time check (DNS rebinding)
+                    raise _Refused(f"refused: {exc}") from None
                 except httpx.TimeoutException:
                     raise _Refused("timed out") from None
                 except (httpx.HTTPError, httpx.InvalidURL) as exc:
