@@ -104,16 +104,16 @@ def _register(
     findings: list[Finding] = []
     for query, found in results:
         for result in found:
-            key = source_key(result.url)
-            if key not in numbers:
-                numbers[key] = upcoming
-                upcoming += 1
             passages = best_passages(result.text, f"{topic} {query}", PASSAGE_CHARS) or [
                 result.snippet
             ]
             text = "\n…\n".join(p for p in passages if p.strip())
             if not text.strip():
-                continue
+                continue  # nothing was read: no number, so numbering has no gaps
+            key = source_key(result.url)
+            if key not in numbers:
+                numbers[key] = upcoming
+                upcoming += 1
             number = numbers[key]
             sources.append(
                 Source(
