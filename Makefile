@@ -31,7 +31,7 @@ demo: $(STAMP)  ## a real research run, fully offline, with the tiny model over 
 	$(PY) scripts/demo.py
 
 bench: $(STAMP)  ## measure cost, overhead, parallelism and local search; writes bench/results.json
-	$(PY) bench/run.py
+	$(PY) bench/run.py --tiny-growth
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .cache .demo .pytest_cache .mypy_cache .ruff_cache
