@@ -77,7 +77,10 @@ def main() -> int:
 
 
 def _per_round(log: list) -> list[tuple[int, int]]:
-    """LLM calls and prompt tokens per round; a round ends with its Reflection call."""
+    """LLM calls and prompt tokens per search round; a round ends with its Reflection call.
+
+    Calls after the last Reflection (the report) belong to no round and are left out.
+    """
     rounds: list[tuple[int, int]] = []
     calls = tokens = 0
     for entry in log:
