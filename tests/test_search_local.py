@@ -233,13 +233,14 @@ async def test_local_search_opens_no_socket(corpus: Path, monkeypatch: pytest.Mo
 def test_files_over_the_size_limit_are_skipped_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import ponder.services.search.indexer as indexer
     import ponder.services.search.local as local
 
     docs = tmp_path / "big"
     docs.mkdir()
     (docs / "small.md").write_text("tides and the moon " * 10)
     (docs / "huge.md").write_text("tides " * 400)
-    monkeypatch.setattr(local, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(indexer, "MAX_FILE_BYTES", 1000)
     warnings: list[str] = []
     stats = local.index([docs], warn=warnings.append)
     assert stats.indexed == 1 and stats.skipped == 1

@@ -10,7 +10,6 @@ One index exists per set of document roots, under ``cache_dir()/indexes``.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import hashlib
 import os
 import re
@@ -18,22 +17,22 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from ponder.paths import cache_dir
-from ponder.services.reader import STOPWORDS, chunk_text, html_title, html_to_text, pdf_pages
+from ponder.services.reader import STOPWORDS
 from ponder.services.search.base import SearchBackendError, SearchResult
+from ponder.services.search.documents import (
+    discover,
+)
+from ponder.services.search.indexer import Indexer, IndexStats
 
 Warn = Callable[[str], None]
 Progress = Callable[[int, int], None]
 
-SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf"})
 SCHEMA_VERSION = 1
-_MAX_WARNINGS = 10  # per indexing run; the rest are summed up in one line
-MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are skipped: read whole, they would fill memory
-_BATCH = 2000  # files per transaction: a crash loses at most one batch of work
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (
@@ -70,19 +69,6 @@ def _ignore(_: str) -> None:
 
 
 @dataclass
-class IndexStats:
-    """What one indexing run did."""
-
-    files: int = 0
-    indexed: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    skipped: int = 0
-    passages: int = 0
-    seconds: float = 0.0
-
-
-@dataclass
 class IndexStatus:
     """How an index compares with the files on disk (for ``ponder doctor``)."""
 
@@ -91,20 +77,6 @@ class IndexStatus:
     stale_files: int
     skipped_files: int
     passages: int
-
-
-@dataclass
-class Document:
-    title: str
-    text: str
-    page_starts: list[int] = field(default_factory=list)
-
-
-class SkipFile(Exception):
-    """A file that cannot be indexed; the message says why."""
-
-
-# -- finding and reading files ------------------------------------------------------------
 
 
 def resolve_roots(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -117,90 +89,6 @@ def index_path(paths: Iterable[str | os.PathLike[str]]) -> Path:
     key = "\n".join(str(p) for p in resolve_roots(paths))
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return cache_dir() / "indexes" / f"{digest}.sqlite"
-
-
-def discover(roots: Sequence[Path], warn: Warn = _ignore) -> dict[str, tuple[int, int]]:
-    """Every supported file under the roots, with (mtime_ns, size). Hidden entries skipped."""
-    found: dict[str, tuple[int, int]] = {}
-    for root in roots:
-        if root.is_file():
-            if root.suffix.lower() not in SUFFIXES:
-                warn(f"Skipped {root}: unsupported file type (use {', '.join(sorted(SUFFIXES))}).")
-            else:
-                _add(found, str(root))
-            continue
-        if not root.is_dir():
-            warn(f"Document path {root} does not exist.")
-            continue
-        for folder, dirs, names in os.walk(root):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            for name in names:
-                if not name.startswith(".") and os.path.splitext(name)[1].lower() in SUFFIXES:
-                    _add(found, os.path.join(folder, name))
-    return found
-
-
-def _add(found: dict[str, tuple[int, int]], path: str) -> None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return
-    found[path] = (info.st_mtime_ns, info.st_size)
-
-
-def read_document(path: Path, data: bytes) -> Document:
-    """Extract a document's title and text; SkipFile when it cannot be read as text."""
-    suffix = path.suffix.lower()
-    if suffix == ".pdf":
-        return _read_pdf(path, data)
-    if b"\x00" in data[:8192]:
-        raise SkipFile("binary content")
-    text = _decode(data, html=suffix in (".html", ".htm"))
-    if suffix in (".html", ".htm"):
-        return Document(html_title(text) or path.stem, html_to_text(text))
-    return Document(_text_title(text, suffix) or path.stem, text)
-
-
-def _read_pdf(path: Path, data: bytes) -> Document:
-    try:
-        pages = pdf_pages(data)
-    except ValueError as exc:
-        raise SkipFile(str(exc)) from None
-    starts, parts, offset = [], [], 0
-    for page in pages:
-        starts.append(offset)
-        parts.append(page)
-        offset += len(page) + 2
-    text = "\n\n".join(parts)
-    if not text.strip():
-        raise SkipFile("the PDF has no extractable text (scanned images?)")
-    return Document(path.stem, text, starts)
-
-
-def _decode(data: bytes, html: bool) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    declared = re.search(rb"charset=[\"']?([\w-]+)", data[:4096]) if html else None
-    if declared:
-        try:
-            return data.decode(declared.group(1).decode())
-        except (LookupError, UnicodeDecodeError):
-            pass
-    raise SkipFile("not UTF-8 text")
-
-
-def _text_title(text: str, suffix: str) -> str | None:
-    lines = text.lstrip().splitlines()[:40]
-    for i, line in enumerate(lines):
-        if suffix in (".md", ".markdown") and line.startswith("# "):
-            return line[2:].strip() or None
-        underline = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        is_heading = len(set(underline)) == 1 and underline[0] in "=-#*~^"
-        if suffix == ".rst" and line.strip() and is_heading:
-            return line.strip()
-    return None
 
 
 # -- the index ----------------------------------------------------------------------------
@@ -276,7 +164,7 @@ class LocalIndex:
         """
         started = time.perf_counter()
         with _index_lock(self.db_path), self._lock:
-            indexer = _Indexer(self._conn, warn or self._warn)
+            indexer = Indexer(self._conn, warn or self._warn)
             stats = indexer.run(discover(self.roots, warn or self._warn), progress)
         stats.seconds = time.perf_counter() - started
         return stats
@@ -350,137 +238,6 @@ def _snippet(body: str, words: Sequence[str], width: int = 240) -> str:
     start = max(0, min(hits) - width // 4) if hits else 0
     piece = " ".join(body[start : start + width].split())
     return ("…" if start else "") + piece + ("…" if start + width < len(body) else "")
-
-
-class _Indexer:
-    """One incremental indexing pass over a connection (caller holds the locks)."""
-
-    def __init__(self, conn: sqlite3.Connection, warn: Warn) -> None:
-        self.conn = conn
-        self.warn = warn
-        self.stats = IndexStats()
-        self.next_chunk = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
-        self.chunk_rows: list[tuple[int, int, int, int, int | None]] = []
-        self.fts_rows: list[tuple[int, str, str]] = []
-
-    def run(self, found: dict[str, tuple[int, int]], progress: Progress | None) -> IndexStats:
-        known = {
-            row[0]: row[1:]
-            for row in self.conn.execute("SELECT path, id, mtime_ns, size, hash FROM files")
-        }
-        self.stats.files = len(found)
-        for path in [p for p in known if p not in found]:
-            self._forget(known[path][0])
-            self.conn.execute("DELETE FROM files WHERE id = ?", (known[path][0],))
-            self.stats.removed += 1
-        total = len(found)
-        for done, (path, signature) in enumerate(sorted(found.items()), start=1):
-            previous = known.get(path)
-            if previous is not None and tuple(previous[1:3]) == signature:
-                self.stats.unchanged += 1
-            else:
-                self._update(path, signature, previous)
-            if done % _BATCH == 0:
-                self._flush()
-                self.conn.commit()
-            if progress and (done % 50 == 0 or done == total):
-                progress(done, total)
-        self._flush()
-        self.conn.commit()
-        if self.stats.skipped > _MAX_WARNINGS:
-            self.warn(f"…and {self.stats.skipped - _MAX_WARNINGS} more files skipped.")
-        return self.stats
-
-    def _update(
-        self, path: str, signature: tuple[int, int], previous: tuple[int, int, int, str] | None
-    ) -> None:
-        if signature[1] > MAX_FILE_BYTES:
-            limit = MAX_FILE_BYTES // (1024 * 1024)
-            self._skip(path, signature, "", f"larger than {limit} MB", previous)
-            return
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            # Stored with an impossible signature so the next run tries again.
-            reason = f"cannot read ({exc.strerror or exc})"
-            self._skip(path, (-1, -1), "", reason, previous)
-            return
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-        if previous is not None and previous[3] == digest:  # touched, not changed
-            self.conn.execute(
-                "UPDATE files SET mtime_ns = ?, size = ? WHERE id = ?", (*signature, previous[0])
-            )
-            self.stats.unchanged += 1
-            return
-        try:
-            document = read_document(Path(path), data)
-        except SkipFile as exc:
-            self._skip(path, signature, digest, str(exc), previous)
-            return
-        file_id = self._upsert(path, signature, digest, document.title, None, previous)
-        for start, end in chunk_text(document.text):
-            page = bisect.bisect_right(document.page_starts, start) or None
-            self.chunk_rows.append((self.next_chunk, file_id, start, end, page))
-            self.fts_rows.append((self.next_chunk, document.title, document.text[start:end]))
-            self.next_chunk += 1
-        self.stats.indexed += 1
-        if len(self.chunk_rows) >= 5000:
-            self._flush()
-
-    def _skip(
-        self,
-        path: str,
-        signature: tuple[int, int],
-        digest: str,
-        reason: str,
-        previous: tuple[int, int, int, str] | None,
-    ) -> None:
-        # Remembered as skipped so an unchanged bad file is not re-read (or re-warned) later.
-        self._upsert(path, signature, digest, Path(path).stem, reason, previous)
-        self.stats.skipped += 1
-        if self.stats.skipped <= _MAX_WARNINGS:
-            self.warn(f"Skipped {path}: {reason}.")
-
-    def _upsert(
-        self,
-        path: str,
-        signature: tuple[int, int],
-        digest: str,
-        title: str,
-        skipped: str | None,
-        previous: tuple[int, int, int, str] | None,
-    ) -> int:
-        if previous is None:
-            cursor = self.conn.execute(
-                "INSERT INTO files (path, mtime_ns, size, hash, title, skipped)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (path, *signature, digest, title, skipped),
-            )
-            return int(cursor.lastrowid or 0)
-        self._forget(previous[0])
-        self.conn.execute(
-            "UPDATE files SET mtime_ns = ?, size = ?, hash = ?, title = ?, skipped = ?"
-            " WHERE id = ?",
-            (*signature, digest, title, skipped, previous[0]),
-        )
-        return previous[0]
-
-    def _forget(self, file_id: int) -> None:
-        self._flush()  # pending rows of this file must exist before they can be deleted
-        self.conn.execute(
-            "DELETE FROM passages WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)",
-            (file_id,),
-        )
-        self.conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
-
-    def _flush(self) -> None:
-        if self.chunk_rows:
-            self.conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", self.chunk_rows)
-            self.conn.executemany(
-                "INSERT INTO passages (rowid, title, body) VALUES (?, ?, ?)", self.fts_rows
-            )
-            self.stats.passages += len(self.chunk_rows)
-            self.chunk_rows, self.fts_rows = [], []
 
 
 # -- public entry points ------------------------------------------------------------------
