@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ponder.services.search.fallback import FallbackSearch
 from ponder.testing import TINY_MODEL, Rig, ScriptedBackend
 
 
@@ -20,6 +21,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PONDER_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("PONDER_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("LANGSMITH_TRACING", "false")
+    FallbackSearch.forget_failures()  # no test inherits another's search outage
     return tmp_path
 
 

@@ -369,3 +369,30 @@ def test_cache_disabled_by_config(tmp_path: Path) -> None:
     cache.set("ns", "k", 1)
     assert cache.get("ns", "k") is None
     assert not (tmp_path / "cache" / "cache.sqlite").exists()
+
+
+async def test_an_outage_seen_once_spares_later_searches_their_retries() -> None:
+    from ponder.services.search.base import SearchBackendError
+    from ponder.services.search.fallback import FallbackSearch
+
+    calls: list[str] = []
+
+    class Down:
+        name = "down"
+
+        async def search(self, query: str, max_results: int) -> list[Any]:
+            calls.append(query)
+            raise SearchBackendError("unreachable")
+
+    class Up:
+        name = "up"
+
+        async def search(self, query: str, max_results: int) -> list[Any]:
+            return []
+
+    warnings: list[str] = []
+    await FallbackSearch([Down(), Up()], warnings.append).search("first", 3)
+    # A new wrapper (the next round, another researcher) skips the backend that just failed.
+    await FallbackSearch([Down(), Up()], warnings.append).search("second", 3)
+    assert calls == ["first"]
+    assert any("falling back to 'up'" in w for w in warnings)

@@ -9,13 +9,22 @@ from ponder.services.search.base import SearchBackend, SearchBackendError, Searc
 
 Warn = Callable[[str], None]
 
+# Shared by every FallbackSearch in the process: each round and each researcher builds its
+# own, and an outage seen by one should spare the others their retries.
+_DOWN_UNTIL: dict[str, float] = {}
+
+
+def _key(backend: SearchBackend) -> str:
+    return f"{backend.name}@{getattr(backend, 'base_url', '')}"
+
 
 class FallbackSearch:
     """The first backend that answers wins; failures are warned about, never silent.
 
-    A backend that failed is skipped for ``cooldown`` seconds, so one outage costs one set of
-    retries per run rather than one per query. When every backend fails the wrapper warns
-    and returns [] if ``empty_when_exhausted``, else raises SearchBackendError.
+    A backend that failed is skipped for ``cooldown`` seconds — by every FallbackSearch in
+    the process — so one outage costs one set of retries rather than one per query. When
+    every backend fails the wrapper warns and returns [] if ``empty_when_exhausted``, else
+    raises SearchBackendError.
     """
 
     def __init__(
@@ -33,18 +42,17 @@ class FallbackSearch:
         self.cooldown = cooldown
         self.empty_when_exhausted = empty_when_exhausted
         self._warn = warn
-        self._down_until: dict[int, float] = {}
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
         errors: list[str] = []
         now = time.monotonic()
-        live = [b for i, b in enumerate(self.backends) if self._down_until.get(i, 0.0) <= now]
+        live = [b for b in self.backends if _DOWN_UNTIL.get(_key(b), 0.0) <= now]
         for backend in live or self.backends:  # all cooling down: try them all again
             try:
                 return await backend.search(query, max_results)
             except SearchBackendError as exc:
                 errors.append(f"{backend.name}: {exc}")
-                self._down_until[self.backends.index(backend)] = time.monotonic() + self.cooldown
+                _DOWN_UNTIL[_key(backend)] = time.monotonic() + self.cooldown
                 following = self._next_after(backend, live or self.backends)
                 if following is not None:
                     self._warn(
@@ -56,6 +64,11 @@ class FallbackSearch:
             raise SearchBackendError(message)
         self._warn(message + ". Continuing without search results for this query.")
         return []
+
+    @staticmethod
+    def forget_failures() -> None:
+        """Try every backend again at once (after the network came back, and in tests)."""
+        _DOWN_UNTIL.clear()
 
     @staticmethod
     def _next_after(backend: SearchBackend, order: list[SearchBackend]) -> SearchBackend | None:
