@@ -213,3 +213,18 @@ def test_resuming_a_run_that_is_still_running_is_refused() -> None:
 def test_answer_budget_must_leave_room_for_the_prompt() -> None:
     with pytest.raises(ConfigurationError, match="num_predict"):
         Configuration.create(num_ctx=1024, num_predict=1024)
+
+
+async def test_resume_can_point_the_run_at_another_ollama(rig: Rig, corpus: Path) -> None:
+    from ponder import OllamaUnavailableError
+    from ponder.services import runs
+
+    config = {"model": "scripted", "search": "local", "docs": [str(corpus)], "mode": "loop",
+              "max_loops": 1}  # fmt: skip
+    with pytest.raises(OllamaUnavailableError):
+        await aresearch("Tides", thread_id="moved", ollama_base_url="http://127.0.0.1:9", **config)
+    report = await aresume("moved", ollama_base_url=rig.url)
+    assert report.markdown.startswith("# ") and report.sources
+    record = runs.get("moved")
+    assert record is not None and record.status == "done"
+    assert record.config["ollama_base_url"] == rig.url  # later resumes keep the new place

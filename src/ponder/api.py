@@ -99,15 +99,23 @@ async def stream(
         yield item
 
 
-def resume(thread_id: str, answer: str | None = None, *, ask: Ask | None = None) -> Report:
-    """Finish an interrupted or paused run (blocking)."""
-    return _run_sync(aresume(thread_id, answer, ask=ask))
+def resume(
+    thread_id: str, answer: str | None = None, *, ask: Ask | None = None, **config: Any
+) -> Report:
+    """Finish an interrupted or paused run (blocking).
+
+    Keyword config overrides the run's saved settings from here on, e.g.
+    ``resume(id, ollama_base_url="http://gpu-box:11434")`` when Ollama moved.
+    """
+    return _run_sync(aresume(thread_id, answer, ask=ask, **config))
 
 
-async def aresume(thread_id: str, answer: str | None = None, *, ask: Ask | None = None) -> Report:
+async def aresume(
+    thread_id: str, answer: str | None = None, *, ask: Ask | None = None, **config: Any
+) -> Report:
     """Async :func:`resume`."""
     report: Report | None = None
-    async for item in stream_resume(thread_id, answer, ask=ask):
+    async for item in stream_resume(thread_id, answer, ask=ask, **config):
         if isinstance(item, Report):
             report = item
     assert report is not None
@@ -115,7 +123,7 @@ async def aresume(thread_id: str, answer: str | None = None, *, ask: Ask | None 
 
 
 async def stream_resume(
-    thread_id: str, answer: str | None = None, *, ask: Ask | None = None
+    thread_id: str, answer: str | None = None, *, ask: Ask | None = None, **config: Any
 ) -> AsyncIterator[ProgressEvent | Report]:
     """Like :func:`stream`, for a run that already has a checkpoint."""
     from langgraph.types import Command
@@ -130,8 +138,8 @@ async def stream_resume(
             f"Run '{thread_id}' is still running in another process — wait for it to finish, "
             "or stop it (Ctrl-C) and then resume."
         )
-    settings = Configuration.create(**record.config)
-    runs.start(thread_id, record.topic, record.config)
+    settings = Configuration.create(**{**record.config, **config})
+    runs.start(thread_id, record.topic, settings.model_dump())
     first: Any = Command(resume=answer) if answer is not None else None
     async for item in _drive(thread_id, record.topic, settings, first, ask):
         yield item

@@ -96,6 +96,8 @@ def build_parser() -> Parser:
     resume = commands.add_parser("resume", help="finish an interrupted or paused run")
     resume.add_argument("thread_id", metavar="ID", help="the run id (see `ponder runs`)")
     resume.add_argument("--answer", help="answer to the run's clarifying question")
+    resume.add_argument("--model", help="continue with another Ollama model")
+    resume.add_argument("--ollama-url", metavar="URL", help="continue with Ollama elsewhere")
     _add_output_options(resume)
     return parser
 

@@ -53,7 +53,12 @@ def resume_command(thread_id: str, answer: str | None, args: argparse.Namespace)
         raise RunNotFoundError(thread_id)
     fmt, out = output_target(record.topic, args.out, args.format)
     view = make_view()
-    events = stream_resume(thread_id, answer, ask=make_ask(view))
+    overrides = {
+        key: value
+        for key, value in (("model", args.model), ("ollama_base_url", args.ollama_url))
+        if value is not None
+    }
+    events = stream_resume(thread_id, answer, ask=make_ask(view), **overrides)
     report = drive(events, view, thread_id)
     return deliver(report, fmt, out, args.json, view)
 

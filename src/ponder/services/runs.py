@@ -73,7 +73,7 @@ def start(thread_id: str, topic: str, config: dict[str, Any]) -> None:
             conn.execute(
                 f"INSERT INTO runs ({_COLUMNS}) VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL, ?) "
                 "ON CONFLICT(thread_id) DO UPDATE SET status='running', "
-                "updated=excluded.updated, pid=excluded.pid",
+                "config=excluded.config, updated=excluded.updated, pid=excluded.pid",
                 (thread_id, topic, json.dumps(config), now, now, os.getpid()),
             )
     except sqlite3.Error as exc:
