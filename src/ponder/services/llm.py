@@ -8,6 +8,7 @@ to ``num_ctx`` before it is sent.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -156,10 +157,12 @@ class LLM:
         user = "\n\n".join(p.text for p in kept[1:] if p.text)
         return [SystemMessage(kept[0].text), HumanMessage(user)]
 
+    @functools.cached_property
     def _chat_model(self) -> Any:
+        """One client per LLM (per node): retries and later calls reuse its connections."""
         from langchain_ollama import ChatOllama  # heavy import, kept off the CLI's start-up path
 
-        from ponder.services.reader import _ssl_context
+        from ponder.services.tls import shared_ssl_context
 
         return ChatOllama(
             model=self.model,
@@ -168,10 +171,9 @@ class LLM:
             num_predict=self.config.num_predict,
             temperature=self.config.temperature,
             keep_alive=self.config.keep_alive,
-            # One shared SSL context: building one per call cost ~100 ms of CPU per model call.
             client_kwargs={
                 "timeout": httpx.Timeout(self.config.request_timeout, connect=10.0),
-                "verify": _ssl_context(),
+                "verify": shared_ssl_context(),
             },
         )
 
@@ -182,7 +184,7 @@ class LLM:
         started = time.perf_counter()
         try:
             kwargs: dict[str, Any] = {"format": format} if format else {}
-            message = await self._chat_model().ainvoke(messages, **kwargs)
+            message = await self._chat_model.ainvoke(messages, **kwargs)
         except ollama.ResponseError as exc:
             if exc.status_code == 404 and "not found" in str(exc.error).lower():
                 raise ModelNotFoundError(self.model, self.config.ollama_base_url) from None

@@ -12,13 +12,11 @@ was not read. Page text is untrusted data; callers must place it in delimited bl
 from __future__ import annotations
 
 import asyncio
-import functools
 import html
 import io
 import logging
 import math
 import re
-import ssl
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -28,6 +26,7 @@ import httpx
 from ponder.config import Configuration
 from ponder.services.cache import Cache
 from ponder.services.netguard import UnsafeURLError, check_url, pinned_transport
+from ponder.services.tls import shared_ssl_context
 
 USER_AGENT = "ponder/0.1 (local research agent; +https://github.com/ponder)"
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -213,12 +212,6 @@ def best_passages(text: str, query: str, budget_chars: int) -> list[str]:
 # -- fetching ---------------------------------------------------------------------------
 
 
-@functools.cache
-def _ssl_context() -> ssl.SSLContext:
-    # Building a context costs ~50 ms of CPU on the event loop; one per process is enough.
-    return httpx.create_ssl_context()
-
-
 class _Refused(Exception):
     """Internal: stop reading this URL, with the reason."""
 
@@ -285,9 +278,9 @@ class PageReader:
             headers=headers,
             follow_redirects=False,
             trust_env=False,
-            verify=_ssl_context(),
+            verify=shared_ssl_context(),
             transport=self._transport
-            or pinned_transport(allow_private=self.allow_private, verify=_ssl_context()),
+            or pinned_transport(allow_private=self.allow_private, verify=shared_ssl_context()),
         ) as client:
             current = url
             for _ in range(self.max_redirects + 1):

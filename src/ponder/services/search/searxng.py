@@ -6,8 +6,8 @@ from typing import Any
 
 import httpx
 
-from ponder.services.reader import _ssl_context  # one shared context: ~50 ms CPU each
 from ponder.services.search.base import SearchBackendError, SearchResult
+from ponder.services.tls import shared_ssl_context
 
 
 class SearxngSearch:
@@ -46,7 +46,7 @@ class SearxngSearch:
         url = f"{self.base_url}/search"
         try:
             async with httpx.AsyncClient(
-                timeout=self.timeout, transport=self._transport, verify=_ssl_context()
+                timeout=self.timeout, transport=self._transport, verify=shared_ssl_context()
             ) as client:
                 response = await client.get(url, params={"q": query, "format": "json"})
         except httpx.HTTPError as exc:
