@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
 
 
 def make_pdf(lines: list[str]) -> bytes:
@@ -28,49 +33,108 @@ def make_pdf(lines: list[str]) -> bytes:
     return out.encode("latin-1")
 
 
-class WebStub:
-    """A SearXNG JSON API and the pages it links to, on 127.0.0.1 (for boundary tests)."""
+Route = Callable[[BaseHTTPRequestHandler], None]
 
-    def __init__(self) -> None:
-        import threading
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-        from urllib.parse import parse_qs, urlsplit
 
-        stub = self
-        self.requests: list[str] = []
+def respond(body: bytes | str, kind: str = "text/html; charset=utf-8", status: int = 200) -> Route:
+    data = body.encode() if isinstance(body, str) else body
+
+    def handle(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(status)
+        handler.send_header("Content-Type", kind)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    return handle
+
+
+def redirect(location: str) -> Route:
+    def handle(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(302)
+        handler.send_header("Location", location)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    return handle
+
+
+def slow(seconds: float, route: Route) -> Route:
+    def handle(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(seconds)
+        route(handler)
+
+    return handle
+
+
+class Site:
+    """A local HTTP server with routes; counts requests and concurrent requests."""
+
+    def __init__(self, default: Route | None = None) -> None:
+        self.routes: dict[str, Route] = {}
+        self.default = default or respond("missing", status=404)
+        self.hits: list[str] = []
+        self.active = 0
+        self.peak = 0
+        self._lock = threading.Lock()
+        site = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                stub.requests.append(self.path)
-                parts = urlsplit(self.path)
-                if parts.path == "/search":
-                    query = parse_qs(parts.query).get("q", [""])[0]
-                    results = [
-                        {"url": f"{stub.url}/page/{i}", "title": f"Page {i}",
-                         "content": f"Snippet {i} about {query}."}
-                        for i in range(2)
-                    ]  # fmt: skip
-                    body, kind = json.dumps({"results": results}).encode(), "application/json"
-                else:
-                    text = "<p>Tides rise twice a day because the Moon pulls the oceans.</p>"
-                    body, kind = (
-                        f"<html><body><article>{text * 5}</article></body></html>".encode(),
-                        "text/html",
-                    )
-                self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                with site._lock:
+                    site.hits.append(self.path)
+                    site.active += 1
+                    site.peak = max(site.peak, site.active)
+                try:
+                    path = urlsplit(self.path).path
+                    route = site.routes.get(self.path) or site.routes.get(path) or site.default
+                    route(self)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the reader stopped reading, as it should at the size cap
+                finally:
+                    with site._lock:
+                        site.active -= 1
 
-            def log_message(self, *args: object) -> None:
+            def log_message(self, *args: Any) -> None:
                 return None
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 64
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
 
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def over_corpus(rig: Any, corpus: Any, **extra: Any) -> dict[str, Any]:
+    """Research settings: the rig's model, local search over ``corpus``, then ``extra``."""
+    model = rig.models[0]
+    return {
+        "model": model,
+        "ollama_base_url": rig.url,
+        "search": "local",
+        "docs": [str(corpus)],
+        **extra,
+    }
+
+
+def tiny_settings(rig: Any, corpus: Any, **extra: Any) -> dict[str, Any]:
+    """Small budgets that keep a real-model run to a few short calls."""
+    budgets = {
+        "max_loops": 1,
+        "queries_per_round": 1,
+        "num_ctx": 2048,
+        "num_predict": 96,
+        "summary_tokens": 200,
+        "max_retries": 1,
+        "request_timeout": 150,
+    }
+    return over_corpus(rig, corpus, **{**budgets, **extra})

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import over_corpus
 
 import ponder
 from ponder import (
@@ -30,15 +31,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def settings(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
-    return {
-        "model": "scripted",
-        "ollama_base_url": rig.url,
-        "search": "local",
-        "docs": [str(corpus)],
-        "mode": "loop",
-        "max_loops": 2,
-        **extra,
-    }
+    return over_corpus(rig, corpus, **{"mode": "loop", "max_loops": 2, **extra})
 
 
 def test_research_blocks_and_returns_a_cited_report(rig: Rig, corpus: Path) -> None:
@@ -189,14 +182,7 @@ async def test_report_sources_are_numbered_as_the_report_cites_them(
 
 
 async def test_a_used_thread_id_is_refused_and_points_to_resume(rig: Rig, corpus: Path) -> None:
-    config = {
-        "model": "scripted",
-        "ollama_base_url": rig.url,
-        "search": "local",
-        "docs": [str(corpus)],
-        "mode": "loop",
-        "max_loops": 1,
-    }
+    config = settings(rig, corpus, max_loops=1)
     await aresearch("Tides", thread_id="same", **config)
     with pytest.raises(InvalidInputError, match="resume"):
         await aresearch("Something else", thread_id="same", **config)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import over_corpus, tiny_settings
 
 from ponder import ClarificationNeeded, aresearch, aresume, stream
 from ponder.report import Report
@@ -16,15 +17,7 @@ from ponder.testing import ChatRequest, Fault, Rig, ScriptedBackend, auto_reply
 
 
 def settings(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
-    return {
-        "model": "scripted",
-        "ollama_base_url": rig.url,
-        "search": "local",
-        "docs": [str(corpus)],
-        "max_loops": 1,
-        "allow_clarification": False,
-        **extra,
-    }
+    return over_corpus(rig, corpus, **{"max_loops": 1, "allow_clarification": False, **extra})
 
 
 def topic_of(request: ChatRequest | Any) -> str:
@@ -185,25 +178,16 @@ async def test_report_is_written_section_by_section_when_notes_do_not_fit(
 @pytest.mark.tiny
 @pytest.mark.timeout(600)
 async def test_tiny_model_deep_run_produces_a_report(tiny_rig: Rig, corpus: Path) -> None:
-    from ponder.testing import TINY_MODEL
-
     report = await aresearch(
         "How do tides work?",
-        model=TINY_MODEL,
-        ollama_base_url=tiny_rig.url,
-        search="local",
-        docs=[str(corpus)],
-        mode="deep",
-        allow_clarification=False,
-        max_loops=1,
-        max_supervisor_rounds=1,
-        max_concurrent_researchers=2,
-        queries_per_round=1,
-        num_ctx=2048,
-        num_predict=96,
-        summary_tokens=200,
-        max_retries=1,
-        request_timeout=150,
+        **tiny_settings(
+            tiny_rig,
+            corpus,
+            mode="deep",
+            allow_clarification=False,
+            max_supervisor_rounds=1,
+            max_concurrent_researchers=2,
+        ),
     )
     assert report.markdown.startswith("# ")
     assert report.stats.llm_calls > 0

@@ -14,13 +14,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from ddgs.exceptions import DDGSException
+from support import Site, respond
 
 from ponder import aresearch
 from ponder.nodes.research import PASSAGE_CHARS
@@ -70,49 +71,28 @@ def hit(url: str, body: str) -> dict[str, str]:
     return {"url": url, "title": url.rsplit("/", 2)[-2], "content": body}
 
 
-class FakeSearxng:
+def fake_searxng(engine: Engine) -> Site:
     """SearXNG's JSON API on 127.0.0.1; an engine failure is an HTTP 500."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        outer = self
+    def search(handler: BaseHTTPRequestHandler) -> None:
+        query = parse_qs(urlsplit(handler.path).query).get("q", [""])[0]
+        try:
+            status, payload = 200, {"results": engine.answer(query)}
+        except EngineDown as exc:
+            status, payload = 500, {"error": str(exc)}
+        respond(json.dumps(payload), "application/json", status)(handler)
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                query = parse_qs(urlsplit(self.path).query).get("q", [""])[0]
-                try:
-                    status, payload = 200, {"results": outer.engine.answer(query)}
-                except EngineDown as exc:
-                    status, payload = 500, {"error": str(exc)}
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                return None
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            request_queue_size = 64
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    server = Site()
+    server.routes["/search"] = search
+    return server
 
 
 @pytest.fixture
 def searx_factory() -> Iterator[Any]:
-    servers: list[FakeSearxng] = []
+    servers: list[Site] = []
 
-    def make(engine: Engine) -> FakeSearxng:
-        servers.append(FakeSearxng(engine))
+    def make(engine: Engine) -> Site:
+        servers.append(fake_searxng(engine))
         return servers[-1]
 
     yield make

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import over_corpus, tiny_settings
 
 from ponder import aresearch
 from ponder.nodes.route import route_research, route_research_no_handoff, route_start
@@ -15,14 +16,7 @@ from ponder.testing import ChatRequest, Rig, ScriptedBackend
 
 
 def settings(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
-    return {
-        "model": "scripted",
-        "ollama_base_url": rig.url,
-        "search": "local",
-        "docs": [str(corpus)],
-        "mode": "loop",
-        **extra,
-    }
+    return over_corpus(rig, corpus, **{"mode": "loop", **extra})
 
 
 def reflection(
@@ -197,23 +191,7 @@ def test_schema_numbers_constrain_citations() -> None:
 @pytest.mark.tiny
 @pytest.mark.timeout(600)
 async def test_tiny_model_end_to_end_report_cites_what_it_read(tiny_rig: Rig, corpus: Path) -> None:
-    from ponder.testing import TINY_MODEL
-
-    report = await aresearch(
-        "How do tides work?",
-        model=TINY_MODEL,
-        ollama_base_url=tiny_rig.url,
-        search="local",
-        docs=[str(corpus)],
-        mode="loop",
-        max_loops=1,
-        queries_per_round=1,
-        num_ctx=2048,
-        num_predict=96,
-        summary_tokens=200,
-        max_retries=1,
-        request_timeout=150,
-    )
+    report = await aresearch("How do tides work?", **tiny_settings(tiny_rig, corpus, mode="loop"))
     body, listed = report.markdown.split("## Sources")
     numbers = cited_numbers(body)
     assert numbers, "no valid citation in the report"

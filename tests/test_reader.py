@@ -7,16 +7,14 @@ and refusals use the default (private addresses refused).
 from __future__ import annotations
 
 import ipaddress
-import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from support import make_pdf
+from support import Site, make_pdf, redirect, respond, slow
 
 from ponder.services import netguard
 from ponder.services.cache import Cache
@@ -30,84 +28,6 @@ ARTICLE = (
     "do not drift apart, and keep a favourite rock in a pouch of loose skin.</p></article>"
     "<footer>Copyright</footer></body></html>"
 )
-
-
-Route = Callable[[BaseHTTPRequestHandler], None]
-
-
-def respond(body: bytes | str, kind: str = "text/html; charset=utf-8", status: int = 200) -> Route:
-    data = body.encode() if isinstance(body, str) else body
-
-    def handle(handler: BaseHTTPRequestHandler) -> None:
-        handler.send_response(status)
-        handler.send_header("Content-Type", kind)
-        handler.send_header("Content-Length", str(len(data)))
-        handler.end_headers()
-        handler.wfile.write(data)
-
-    return handle
-
-
-def redirect(location: str) -> Route:
-    def handle(handler: BaseHTTPRequestHandler) -> None:
-        handler.send_response(302)
-        handler.send_header("Location", location)
-        handler.send_header("Content-Length", "0")
-        handler.end_headers()
-
-    return handle
-
-
-def slow(seconds: float, route: Route) -> Route:
-    def handle(handler: BaseHTTPRequestHandler) -> None:
-        time.sleep(seconds)
-        route(handler)
-
-    return handle
-
-
-class Site:
-    """A local HTTP server with routes; counts requests and concurrent requests."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, Route] = {}
-        self.hits: list[str] = []
-        self.active = 0
-        self.peak = 0
-        self._lock = threading.Lock()
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                with site._lock:
-                    site.hits.append(self.path)
-                    site.active += 1
-                    site.peak = max(site.peak, site.active)
-                try:
-                    site.routes.get(self.path, respond("missing", status=404))(self)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the reader stopped reading, as it should at the size cap
-                finally:
-                    with site._lock:
-                        site.active -= 1
-
-            def log_message(self, *args: Any) -> None:
-                return None
-
-        class Server(ThreadingHTTPServer):
-            request_queue_size = 64
-            daemon_threads = True
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture

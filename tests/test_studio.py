@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from support import WebStub
+from support import Site, respond
 
 from ponder.testing import Rig
 
@@ -121,6 +121,18 @@ def wait_for_url(server: subprocess.Popen[str], lines: list[str]) -> str:
     return found[0]
 
 
+def searxng_with_pages() -> Site:
+    """A SearXNG JSON API on 127.0.0.1 whose results link to pages on the same server."""
+    web = Site()
+    results = [{"url": f"{web.url}/page/{i}", "title": f"Page {i}", "content": "Tides."}
+               for i in range(2)]  # fmt: skip
+    web.routes["/search"] = respond(json.dumps({"results": results}), "application/json")
+    page = "<p>Tides rise twice a day because the Moon pulls the oceans.</p>" * 5
+    for i in range(2):
+        web.routes[f"/page/{i}"] = respond(f"<html><body><article>{page}</article></body></html>")
+    return web
+
+
 def run_config(rig: Rig, corpus: Path, **extra: object) -> dict[str, object]:
     return {
         "configurable": {
@@ -160,7 +172,7 @@ def test_langgraph_dev_serves_the_graph_and_runs_return_reports(
         assert settings["properties"]["max_loops"]["description"]
         loop = run_and_wait(client, run_config(rig, corpus))
         deep = run_and_wait(client, run_config(rig, corpus, mode="deep", allow_clarification=False))
-        web = WebStub()
+        web = searxng_with_pages()
         try:
             # Web search with the on-disk cache and full pages: nothing may block the loop.
             online = run_and_wait(
@@ -175,5 +187,5 @@ def test_langgraph_dev_serves_the_graph_and_runs_return_reports(
         assert report.startswith("# ") and "## Sources" in report and "[1]" in report
         assert output["sources"]
     assert any(e.schema == "SupervisorDecision" for e in rig.chat_log())
-    assert any(path.startswith("/page/") for path in web.requests)  # pages were read
+    assert any(path.startswith("/page/") for path in web.hits)  # pages were read
     assert all(s["url"].startswith(web.url) for s in online["sources"])  # type: ignore[index,union-attr]
