@@ -8,6 +8,7 @@ from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.services.composer import compose_report
 from ponder.services.llm import Prompt
+from ponder.services.sources import Source
 from ponder.state import LoopState
 
 
@@ -34,10 +35,17 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
         prompts.REPORT_SYSTEM, prompts.fill(prompts.REPORT_USER, topic=topic, summary=summary)
     )
     body = await ctx.llm("report").text(prompt, fallback=summary)
-    composed = compose_report(topic, body, summary, sources)
+    return checked_report(ctx, topic, body, summary, sources)
+
+
+def checked_report(
+    ctx: NodeContext, topic: str, body: str, cited_notes: str, sources: list[Source]
+) -> dict[str, Any]:
+    """The report update after the citation check, with what the check did recorded."""
+    composed = compose_report(topic, body, cited_notes, sources)
     if composed.citations_removed:
         ctx.count("citations_removed", composed.citations_removed)
     if composed.used_fallback_body:
-        ctx.warn("The report text cited no retrieved source; the cited summary was used instead.")
+        ctx.warn("The report text cited no retrieved source; the cited notes were used instead.")
     ctx.emit("report", cited=len(composed.cited))
     return {"report": composed.markdown, "cited_sources": composed.cited}

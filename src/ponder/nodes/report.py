@@ -11,9 +11,8 @@ from typing import Any
 from ponder import prompts
 from ponder.deep_state import DeepState, Note
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.finalize import nothing_found_report
+from ponder.nodes.finalize import checked_report, nothing_found_report
 from ponder.services import budget
-from ponder.services.composer import compose_report
 from ponder.services.llm import LLM, Prompt
 
 
@@ -48,17 +47,7 @@ async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     else:
         ctx.count("report_sections", len(notes))
         body = await _by_section(llm, topic, notes)
-    composed = compose_report(topic, body, everything, sources)
-    if composed.citations_removed:
-        ctx.count("citations_removed", composed.citations_removed)
-    if composed.used_fallback_body:
-        ctx.warn("The report text cited no retrieved source; the cited notes were used instead.")
-    ctx.emit("report", cited=len(composed.cited))
-    return {
-        "report": composed.markdown,
-        "running_summary": everything,
-        "cited_sources": composed.cited,
-    }
+    return {**checked_report(ctx, topic, body, everything, sources), "running_summary": everything}
 
 
 async def _by_section(llm: LLM, topic: str, notes: list[Note]) -> str:
