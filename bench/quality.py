@@ -1,0 +1,317 @@
+"""Research quality: does a run find, keep and cite the page that answers the question?
+
+The corpus is the Python standard library's own documentation, rendered by pydoc at run
+time (one page per module: the answer pages and many distractors). Each question is written
+as a user would ask it, mostly without naming the module, and has exactly one module page
+that answers it. Every question is researched at ``max_loops=2`` with ``search=local`` over
+the corpus and otherwise default settings, as a new user would run it, and we record:
+
+- found: the answer page is among the run's sources;
+- cited: the answer page is among the report's cited sources;
+- tokens (prompt + completion), LLM calls, rounds, sources kept, wall time;
+- report health, checked here independently of ponder's own guards: a sentence of a
+  prompt echoed into the report, a line repeated, an extractive report.
+
+Run: ``python bench/quality.py [--backend tiny|scripted|both] [--limit N] [--out FILE]``.
+``bench/run.py`` runs it as part of ``make bench``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import os
+import pydoc
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (question, the module whose page answers it)
+QUESTIONS: list[tuple[str, str]] = [
+    ("How do I read and write JSON files in Python?", "json"),
+    ("How can I parse command-line options and arguments in my script?", "argparse"),
+    ("How do I compute the SHA-256 digest of some bytes?", "hashlib"),
+    ("How do I run a shell command and capture its output?", "subprocess"),
+    ("How can I copy a whole directory tree or move files?", "shutil"),
+    ("How do I read rows from a comma-separated values file?", "csv"),
+    ("How do I insert items into a list and keep it sorted?", "bisect"),
+    ("How do I get the n smallest items with a priority queue?", "heapq"),
+    ("How do I store data in an embedded SQL database file?", "sqlite3"),
+    ("How do I compress and decompress files in the gzip format?", "gzip"),
+    ("How can I create a temporary file that is deleted automatically?", "tempfile"),
+    ("How do I shuffle a list and pick random elements?", "random"),
+    ("How do I compute the median and standard deviation of data?", "statistics"),
+    ("How do I write log messages to a file with severity levels?", "logging"),
+    ("How do I serialize Python objects to bytes and load them back?", "pickle"),
+    ("How do I read settings from an INI configuration file?", "configparser"),
+    ("How can I run functions concurrently in a pool of threads or processes?", "concurrent"),
+    ("How do I define a set of named constant values as a class?", "enum"),
+    ("How do I cache the results of an expensive function call?", "functools"),
+    ("How do I create classes with automatically generated __init__ and __repr__?", "dataclasses"),
+    ("How do I encode binary data as base64 text?", "base64"),
+    ("How do I generate a universally unique identifier?", "uuid"),
+    ("How do I read the members of a ZIP archive?", "zipfile"),
+    ("How do I do exact decimal arithmetic for money?", "decimal"),
+]
+
+# Pages that answer none of the questions but share their vocabulary.
+DISTRACTORS = [
+    "itertools",
+    "pathlib",
+    "collections",
+    "string",
+    "textwrap",
+    "struct",
+    "io",
+    "copy",
+    "tarfile",
+    "lzma",
+    "bz2",
+    "zlib",
+    "threading",
+    "queue",
+    "sched",
+    "math",
+    "fractions",
+    "time",
+    "calendar",
+    "glob",
+    "fnmatch",
+    "operator",
+    "pprint",
+    "difflib",
+    "secrets",
+    "hmac",
+    "shelve",
+    "dbm",
+    "marshal",
+    "plistlib",
+    "netrc",
+    "getopt",
+    "fileinput",
+    "filecmp",
+    "array",
+    "weakref",
+    "contextlib",
+    "abc",
+    "traceback",
+    "warnings",
+    "timeit",
+    "codecs",
+    "locale",
+    "gettext",
+    "html",
+    "mimetypes",
+    "binascii",
+    "quopri",
+    "shlex",
+    "signal",
+    "selectors",
+    "mmap",
+    "graphlib",
+    "numbers",
+    "cmath",
+    "reprlib",
+    "types",
+    "keyword",
+]
+
+PROMPT_SENTENCE_WORDS = 6  # an echoed run of this many prompt words counts as echo
+
+
+def build_corpus(folder: Path) -> list[str]:
+    """Write one pydoc text page per module; returns the module names written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in sorted({m for _, m in QUESTIONS} | set(DISTRACTORS)):
+        target = "concurrent.futures" if name == "concurrent" else name
+        try:
+            module = importlib.import_module(target)
+        except ImportError:
+            continue
+        text = pydoc.render_doc(module, renderer=pydoc.plaintext)
+        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+        written.append(name)
+    return written
+
+
+# -- report health, checked independently of ponder's guards ---------------------------
+
+
+def prompt_texts() -> list[str]:
+    from ponder import prompts
+
+    return [v for k, v in vars(prompts).items() if k.isupper() and isinstance(v, str)]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def echoes_prompt(report: str, prompts: list[str], n: int = PROMPT_SENTENCE_WORDS) -> bool:
+    """True when ``n`` consecutive words of any prompt appear in the report."""
+    grams = set()
+    for text in prompts:
+        words = _words(re.sub(r"\{[a-z_]+\}", " ", text))
+        grams.update(tuple(words[i : i + n]) for i in range(len(words) - n + 1))
+    words = _words(report)
+    return any(tuple(words[i : i + n]) in grams for i in range(len(words) - n + 1))
+
+
+def repeats_a_line(report: str) -> bool:
+    """True when a non-trivial line of the report body appears twice."""
+    body = report.split("\n## Sources", 1)[0]
+    lines = [" ".join(line.split()) for line in body.splitlines()]
+    lines = [line for line in lines if len(_words(line)) >= 3]
+    return len(lines) != len(set(lines))
+
+
+# -- running -------------------------------------------------------------------------
+
+
+def answer_stems(sources: list[Any]) -> set[str]:
+    return {Path(s.url).stem for s in sources}
+
+
+async def run_question(
+    question: str, answer: str, settings: dict[str, Any], prompts: list[str]
+) -> dict[str, Any]:
+    from ponder import aresearch
+
+    started = time.perf_counter()
+    report = await aresearch(question, **settings)
+    wall = time.perf_counter() - started
+    stats = report.stats
+    return {
+        "question": question,
+        "answer": answer,
+        "found": answer in answer_stems(report.sources),
+        "cited": answer in answer_stems(report.cited_sources()),
+        "sources": len(report.sources),
+        "cited_sources": len(report.cited_sources()),
+        "rounds": stats.rounds,
+        "llm_calls": stats.llm_calls,
+        "tokens": stats.prompt_tokens + stats.completion_tokens,
+        "completion_tokens": stats.completion_tokens,
+        "report_seconds": round(stats.node_seconds.get("finalize_summary", 0.0), 2),
+        "wall_seconds": round(wall, 2),
+        "prompt_echo": echoes_prompt(report.markdown, prompts),
+        "repeated_line": repeats_a_line(report.markdown),
+        "extractive": "extractive" in report.markdown.lower(),
+        "warnings": len(stats.warnings),
+    }
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    count = len(rows)
+
+    def share(key: str) -> float:
+        return round(100.0 * sum(1 for r in rows if r[key]) / count, 1) if count else 0.0
+
+    def mean(key: str) -> float:
+        return round(statistics.mean(r[key] for r in rows), 1) if rows else 0.0
+
+    return {
+        "questions": count,
+        "found_pct": share("found"),
+        "cited_pct": share("cited"),
+        "tokens_per_question": mean("tokens"),
+        "wall_seconds_per_question": mean("wall_seconds"),
+        "report_seconds_per_question": mean("report_seconds"),
+        "sources_per_question": mean("sources"),
+        "rounds_per_question": mean("rounds"),
+        "prompt_echo_pct": share("prompt_echo"),
+        "repeated_line_pct": share("repeated_line"),
+        "extractive_pct": share("extractive"),
+    }
+
+
+def settings_for(url: str, model: str, corpus: Path) -> dict[str, Any]:
+    """Defaults as a new user has them, except two rounds over the local corpus."""
+    return {
+        "model": model,
+        "ollama_base_url": url,
+        "search": "local",
+        "docs": [str(corpus)],
+        "mode": "loop",
+        "max_loops": 2,
+    }
+
+
+def bench_backend(
+    kind: str, corpus: Path, questions: list[tuple[str, str]], log: Any = None
+) -> dict[str, Any]:
+    from ponder.testing import TINY_MODEL, Rig, ScriptedBackend
+
+    prompts = prompt_texts()
+    if kind == "tiny":
+        from ponder.testing.tiny import TinyModelBackend
+
+        # As with Ollama, only num_predict (default 1024) bounds an answer.
+        backend: Any = TinyModelBackend(n_ctx=8192, max_predict=1024)
+        model = TINY_MODEL
+    else:
+        backend, model = ScriptedBackend(), "scripted"
+    rows = []
+    with Rig(backend, models=(model,)) as rig:
+        for question, answer in questions:
+            row = asyncio.run(
+                run_question(question, answer, settings_for(rig.url, model, corpus), prompts)
+            )
+            rows.append(row)
+            if log:
+                log(
+                    f"{kind}: {'found' if row['found'] else 'MISSED'}"
+                    f"{' cited' if row['cited'] else ''} {answer:<12} "
+                    f"{row['tokens']:>6} tokens {row['wall_seconds']:>6} s  {question}"
+                )
+    return {"summary": summarise(rows), "questions": rows}
+
+
+def run_quality_bench(
+    backends: list[str], limit: int | None = None, log: Any = None
+) -> dict[str, Any]:
+    work = Path(tempfile.mkdtemp(prefix="ponder-quality-"))
+    corpus = work / "corpus"
+    modules = build_corpus(corpus)
+    questions = [(q, a) for q, a in QUESTIONS if a in modules][:limit]
+    results: dict[str, Any] = {"corpus_pages": len(modules), "questions": len(questions)}
+    for kind in backends:
+        results[kind] = bench_backend(kind, corpus, questions, log)
+    return results
+
+
+def _log(message: str) -> None:
+    print(f"  {message}", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench/quality.py")
+    parser.add_argument("--backend", choices=["tiny", "scripted", "both"], default="both")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    parser.add_argument("--out", type=Path, default=None, help="write the figures here")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="ponder-quality-home-"))
+    os.environ["PONDER_DATA_DIR"] = str(work / "data")
+    os.environ["PONDER_CACHE_DIR"] = str(work / "cache")
+    os.environ.setdefault("PONDER_MODEL_DIR", str(ROOT / ".cache"))
+    os.environ["LANGSMITH_TRACING"] = "false"
+    backends = ["scripted", "tiny"] if args.backend == "both" else [args.backend]
+    results = run_quality_bench(backends, args.limit, _log)
+    for kind in backends:
+        print(kind, json.dumps(results[kind]["summary"]))
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
