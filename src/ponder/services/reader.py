@@ -27,18 +27,12 @@ from ponder.config import Configuration
 from ponder.services.cache import Cache
 from ponder.services.netguard import UnsafeURLError, check_url, pinned_transport
 from ponder.services.tls import shared_ssl_context
+from ponder.services.words import content_words, stem
 
 USER_AGENT = "ponder/0.1 (local research agent; +https://github.com/ponder)"
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown", "text/x-rst")
-_WORD = re.compile(r"\w+", re.UNICODE)
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n\s*")
-# Common English words that carry no topic; dropped from queries and BM25 scoring.
-_STOPWORD_TEXT = (
-    "a an and are as at be by for from has have how in is it its of on or that the this "
-    "to was were what when where which who why will with"
-)
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 @dataclass
@@ -156,8 +150,8 @@ def chunk_text(text: str, target: int = 1000, limit: int = 1200) -> list[tuple[i
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case word tokens without common English stopwords."""
-    return [t for t in _WORD.findall(text.lower()) if t not in STOPWORDS]
+    """Stems of the content words (stopwords and question words dropped)."""
+    return [stem(w) for w in content_words(text)]
 
 
 def bm25_scores(passages: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> list[float]:
