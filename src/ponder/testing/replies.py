@@ -48,13 +48,21 @@ class ChatRequest:
 
 @dataclass
 class Reply:
-    """A successful answer. ``thinking`` goes to Ollama's separate ``thinking`` field."""
+    """A successful answer. ``thinking`` goes to Ollama's separate ``thinking`` field.
 
-    content: str
+    ``pieces``, when given, are streamed one chunk each (about one token, as Ollama does),
+    ``piece_delay`` apart, up to the request's ``num_predict``; ``content`` is then unused.
+    An endless iterator plays a model stuck in a loop: the rig stops when the client stops
+    reading, and logs that it did.
+    """
+
+    content: str = ""
     thinking: str | None = None
     delay: float = 0.0
     prompt_tokens: int | None = None
     eval_tokens: int | None = None
+    pieces: Iterable[str] | None = None
+    piece_delay: float = 0.0
 
 
 @dataclass

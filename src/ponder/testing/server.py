@@ -8,6 +8,7 @@ request log that tests assert on.
 
 from __future__ import annotations
 
+import itertools
 import json
 import socket
 import threading
@@ -40,6 +41,8 @@ class LogEntry:
     status: int = 200
     fault: str | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
+    pieces_sent: int = 0  # streamed chunks of a piece-by-piece reply
+    client_stopped: bool = False  # the client hung up before the reply was complete
 
 
 class Rig:
@@ -58,6 +61,8 @@ class Rig:
         self.log: list[LogEntry] = []
         self.log_file = log_file
         self._lock = threading.Lock()
+        self._idle = threading.Condition()
+        self._in_flight = 0
         self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.rig = self
         self._thread: threading.Thread | None = None
@@ -74,7 +79,16 @@ class Rig:
         return self
 
     def stop(self) -> None:
+        """Stop serving, let the backend stop generating, and wait for replies in flight.
+
+        A request thread still streaming when the interpreter exits would die inside the
+        model's native code, which aborts the whole process.
+        """
         self._server.shutdown()
+        close = getattr(self.backend, "close", None)
+        if callable(close):
+            close()
+        self.wait_idle(timeout=30)
         self._server.server_close()
 
     def __enter__(self) -> Rig:
@@ -82,6 +96,11 @@ class Rig:
 
     def __exit__(self, *_exc: object) -> None:
         self.stop()
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Wait until no request is in flight (e.g. the rig has noticed a client hang up)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._in_flight == 0, timeout=timeout)
 
     def chat_log(self) -> list[LogEntry]:
         with self._lock:
@@ -91,8 +110,13 @@ class Rig:
         """Log a request as it arrives, so a client never sees its answer before the log does."""
         with self._lock:
             self.log.append(entry)
+        with self._idle:
+            self._in_flight += 1
 
     def record(self, entry: LogEntry) -> None:
+        with self._idle:
+            self._in_flight -= 1
+            self._idle.notify_all()
         with self._lock:
             if self.log_file is not None:
                 with self.log_file.open("a", encoding="utf-8") as out:
@@ -200,20 +224,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _reply(self, reply: Reply, request: ChatRequest, entry: LogEntry) -> None:
         if reply.delay:
             time.sleep(reply.delay)
+        if reply.pieces is not None:
+            self._reply_pieces(reply, request, entry)
+            return
         entry.prompt_tokens = reply.prompt_tokens or max(entry.prompt_chars // 4, 1)
         entry.eval_tokens = reply.eval_tokens or max(len(reply.content) // 4, 1)
         entry.end = time.time()
-        elapsed_ns = int((entry.end - entry.start) * 1e9)
-        final = {
-            "done": True,
-            "done_reason": "stop",
-            "total_duration": elapsed_ns,
-            "load_duration": 1_000_000,
-            "prompt_eval_count": entry.prompt_tokens,
-            "prompt_eval_duration": elapsed_ns // 3,
-            "eval_count": entry.eval_tokens,
-            "eval_duration": elapsed_ns // 2,
-        }
+        final = _final(entry)
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.thinking is not None:
             message["thinking"] = reply.thinking
@@ -225,6 +242,41 @@ class _Handler(BaseHTTPRequestHandler):
             _stamp(request.model) | {"message": {"role": "assistant", "content": ""}} | final
         )
         self._stream(chunks)
+
+    def _reply_pieces(self, reply: Reply, request: ChatRequest, entry: LogEntry) -> None:
+        """Stream a reply as it is produced, stopping when the client stops reading."""
+        limit = int(request.options.get("num_predict") or 1024)
+        pieces = iter(reply.pieces or ())
+        if not request.stream:
+            text = "".join(itertools.islice(pieces, limit))
+            _close(pieces)
+            self._reply(Reply(text, prompt_tokens=reply.prompt_tokens), request, entry)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for piece in itertools.islice(pieces, limit):
+                self._chunk(_stamp(request.model) | {"message": _text(piece), "done": False})
+                entry.pieces_sent += 1
+                if reply.piece_delay:
+                    time.sleep(reply.piece_delay)
+            entry.prompt_tokens = reply.prompt_tokens or max(entry.prompt_chars // 4, 1)
+            entry.eval_tokens = reply.eval_tokens or entry.pieces_sent
+            entry.end = time.time()
+            self._chunk(_stamp(request.model) | {"message": _text("")} | _final(entry))
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            entry.client_stopped = True
+            self.close_connection = True
+        finally:
+            _close(pieces)
+
+    def _chunk(self, payload: dict[str, Any]) -> None:
+        line = (json.dumps(payload) + "\n").encode()
+        self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+        self.wfile.flush()
 
     def _fault(self, fault: Fault, request: ChatRequest, entry: LogEntry) -> None:
         kind = fault.kind
@@ -286,10 +338,34 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         for chunk in chunks:
-            line = (json.dumps(chunk) + "\n").encode()
-            self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
-            self.wfile.flush()
+            self._chunk(chunk)
         self.wfile.write(b"0\r\n\r\n")
+
+
+def _text(piece: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": piece}
+
+
+def _final(entry: LogEntry) -> dict[str, Any]:
+    """The closing fields of an Ollama reply: counts and nanosecond durations."""
+    elapsed_ns = int((entry.end - entry.start) * 1e9)
+    return {
+        "done": True,
+        "done_reason": "stop",
+        "total_duration": elapsed_ns,
+        "load_duration": 1_000_000,
+        "prompt_eval_count": entry.prompt_tokens,
+        "prompt_eval_duration": elapsed_ns // 3,
+        "eval_count": entry.eval_tokens,
+        "eval_duration": elapsed_ns // 2,
+    }
+
+
+def _close(pieces: Any) -> None:
+    """Tell a generator-backed stream (the tiny model) to stop producing."""
+    close = getattr(pieces, "close", None)
+    if callable(close):
+        close()
 
 
 def _split(message: dict[str, Any], size: int = 24) -> list[dict[str, Any]]:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +88,14 @@ class TinyModelBackend:
         self.n_ctx = n_ctx
         self.max_predict = max_predict
         self._lock = threading.Lock()
+        self._closing = threading.Event()
+
+    def close(self) -> None:
+        """Stop any generation at its next token and wait until the model is idle (it stays
+        usable: a later request generates as usual)."""
+        self._closing.set()
+        with self._lock:
+            self._closing.clear()
 
     def answer(self, request: ChatRequest) -> Answer:
         body: dict[str, Any] = {
@@ -98,10 +108,16 @@ class TinyModelBackend:
             "temperature": float(request.options.get("temperature", 0.2)),
             "seed": int(request.options.get("seed", 7)),
         }
+        if "repeat_penalty" in request.options:
+            body["repeat_penalty"] = float(request.options["repeat_penalty"])
         if isinstance(request.format, dict):
             body["grammar"] = compact_grammar(request.format)
         elif request.format == "json":
             body["response_format"] = {"type": "json_object"}
+        else:  # prose streams token by token, so a client can stop a looping answer
+            reply = Reply()
+            reply.pieces = self._generate(body, reply)
+            return reply
         with self._lock:
             result = self._server.handle_chat_completions(body)
         if "error" in result:
@@ -113,3 +129,41 @@ class TinyModelBackend:
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             eval_tokens=int(usage.get("completion_tokens", 0)),
         )
+
+    def _generate(self, body: dict[str, Any], reply: Reply) -> Iterator[str]:
+        """Yield tokens as the model writes them; closing the iterator stops the model.
+
+        xllamacpp reports each token to a callback on the calling thread, so generation runs
+        on a worker thread and hands tokens over a queue; the callback answers ``True`` (stop)
+        once the reader has gone. The reply's token counts are filled in at the end.
+        """
+        tokens: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        stop = threading.Event()
+
+        def on_chunk(chunk: dict[str, Any]) -> bool:
+            tokens.put(chunk)
+            return stop.is_set() or self._closing.is_set()
+
+        def work() -> None:
+            try:
+                with self._lock:
+                    request = {**body, "stream": True, "stream_options": {"include_usage": True}}
+                    self._server.handle_chat_completions(request, on_chunk)
+            finally:
+                tokens.put(None)
+
+        worker = threading.Thread(target=work, daemon=True, name="tiny-generate")
+        worker.start()
+        try:
+            while (chunk := tokens.get()) is not None:
+                usage = chunk.get("usage")
+                if usage:
+                    reply.prompt_tokens = int(usage.get("prompt_tokens", 0))
+                    reply.eval_tokens = int(usage.get("completion_tokens", 0))
+                for choice in chunk.get("choices") or []:
+                    piece = (choice.get("delta") or {}).get("content")
+                    if piece:
+                        yield str(piece)
+        finally:
+            stop.set()
+            worker.join()  # the model stops at its next token; never leave it running
