@@ -14,11 +14,14 @@ EventKind = Literal[
     "sources",
     "summary",
     "reflection",
+    "overruled",
     "warning",
     "handoff",
     "clarification",
     "supervisor",
     "researcher",
+    "token",
+    "discarded",
     "report",
 ]
 

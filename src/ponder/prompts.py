@@ -123,3 +123,8 @@ SECTION_SYSTEM = (
     " " + UNTRUSTED
 )
 SECTION_USER = "Request: {topic}\n\nNotes for this section:\n<notes>\n{notes}\n</notes>"
+
+
+def templates() -> list[str]:
+    """Every fixed prompt text, so that a model's answer can be checked for echoes of it."""
+    return [v for k, v in globals().items() if k.isupper() and isinstance(v, str)]

@@ -25,7 +25,7 @@ class NodeContext:
     counters: dict[str, float] = field(default_factory=dict)
 
     def llm(self, role: str = "default") -> LLM:
-        return LLM(self.config, role=role, usage=self.usage, warn=self.warn)
+        return LLM(self.config, role=role, usage=self.usage, warn=self.warn, on_event=self.emit)
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -51,6 +51,7 @@ class NodeContext:
             "model_seconds": round(self.usage.model_seconds, 6),
             "retries": self.usage.retries,
             "fallbacks": self.usage.fallbacks,
+            "generations_stopped": self.usage.stopped,
             **self.counters,
             "node_seconds": {self.name: round(seconds, 6)},
             "warnings": list(self.warnings),

@@ -8,23 +8,34 @@ to ``num_ctx`` before it is sent.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import httpx
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel, ValidationError
 
 from ponder.config import Configuration
 from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
-from ponder.services import budget
+from ponder.services import budget, guard
 from ponder.services.thinking import extract_json, strip_thinking
 
 T = TypeVar("T", bound=BaseModel)
 Warn = Callable[[str], None]
+OnEvent = Callable[..., None]
+Check = Callable[[str], str | None]  # a reason to reject a text, or None
+
+# A rejected text (echo, loop, no citation) is tried once more with livelier sampling; a
+# model that failed twice on the same prompt rarely does better a third time.
+DEGENERATE_RETRIES = 1
+# Tags on model calls: LangGraph leaves ``nostream`` calls (JSON decisions) out of its
+# ``messages`` stream, so chat clients see only the prose ponder writes.
+TEXT_TAG = "ponder:text"
 
 # Room kept free in the context window for the chat template and the model's answer.
 _TEMPLATE_OVERHEAD_TOKENS = 64
@@ -42,12 +53,12 @@ class Usage:
     fallbacks: int = 0
     prompt_tokens_per_call: list[int] = field(default_factory=list)
 
-    def record(self, message: AIMessage, seconds: float) -> None:
-        meta = message.response_metadata or {}
-        prompt = int(meta.get("prompt_eval_count") or 0)
+    stopped: int = 0  # generations stopped mid-stream because they degenerated
+
+    def record(self, prompt: int, completion: int, seconds: float) -> None:
         self.calls += 1
         self.prompt_tokens += prompt
-        self.completion_tokens += int(meta.get("eval_count") or 0)
+        self.completion_tokens += completion
         self.model_seconds += seconds
         self.prompt_tokens_per_call.append(prompt)
 
@@ -77,6 +88,7 @@ class LLM:
         role: str = "default",
         usage: Usage | None = None,
         warn: Warn | None = None,
+        on_event: OnEvent | None = None,
     ) -> None:
         self.config = config
         self.model = (
@@ -84,6 +96,7 @@ class LLM:
         )
         self.usage = usage or Usage()
         self._warn = warn or (lambda _message: None)
+        self._on_event = on_event
 
     # -- public API -----------------------------------------------------------------
 
@@ -111,21 +124,46 @@ class LLM:
         self._warn(f"{schema.__name__}: model output unusable ({problem}); used a fallback.")
         return fallback() if callable(fallback) else fallback
 
-    async def text(self, prompt: Prompt, fallback: str | Callable[[], str] | None = None) -> str:
-        """Plain text with thinking removed. Without a fallback, failure raises ModelCallError."""
+    async def text(
+        self,
+        prompt: Prompt,
+        fallback: str | Callable[[], str] | None = None,
+        *,
+        accept: Check | None = None,
+        watch: Check | None = None,
+        live: bool = False,
+    ) -> str:
+        """Plain text with thinking removed, checked while it streams.
+
+        A generation that echoes the prompt or loops is stopped at once (see ``guard``) and
+        tried again with livelier sampling, at most ``DEGENERATE_RETRIES`` times. ``watch``
+        may stop a streaming text too, and ``accept`` reject a finished one, each with a
+        reason (e.g. "cites no retrieved source"). Without a fallback, failure raises
+        ModelCallError. ``live`` streams the text as ``token`` events, and a rejected attempt
+        as a ``discarded`` event.
+        """
         messages = self._messages(prompt)
         problem = ""
+        rejected = 0
         for attempt in range(self.config.max_retries + 1):
             if attempt:
                 self.usage.retries += 1
             try:
-                reply = strip_thinking(await self._call(messages))
+                reply, stopped = await self._stream(messages, rejected, live, watch)
             except ModelCallError as exc:
                 problem = str(exc)
                 continue
-            if reply:
+            issue = stopped.reason if stopped else self._review(reply, accept)
+            if issue is None:
                 return reply
-            problem = "empty reply"
+            problem = issue
+            rejected += 1
+            if stopped:
+                self.usage.stopped += 1
+            if live:
+                self._emit("discarded", reason=issue)
+            if rejected > DEGENERATE_RETRIES:
+                break
         if fallback is None:
             raise ModelCallError(
                 f"The model '{self.model}' kept failing ({problem}). Check `ollama ps` and the "
@@ -134,6 +172,15 @@ class LLM:
         self.usage.fallbacks += 1
         self._warn(f"Model text unusable ({problem}); used a fallback.")
         return fallback() if callable(fallback) else fallback
+
+    @staticmethod
+    def _review(reply: str, accept: Check | None) -> str | None:
+        if not reply:
+            return "empty reply"
+        found = guard.problem(reply)
+        if found:
+            return found.reason
+        return accept(reply) if accept else None
 
     def prompt_budget(self) -> int:
         """Tokens a prompt may use: the window minus the answer and template overhead."""
@@ -178,13 +225,82 @@ class LLM:
         )
 
     async def _call(self, messages: list[BaseMessage], format: dict | None = None) -> str:
-        """One model call; transient failures become ModelCallError, fatal ones raise."""
+        """One structured call, kept off LangGraph's ``messages`` stream (it is JSON)."""
+        started = time.perf_counter()
+        with self._errors():
+            message = await self._chat_model.ainvoke(
+                messages, format=format, config={"tags": [TAG_NOSTREAM]}
+            )
+        assert isinstance(message, AIMessage)
+        self._account(messages, message.response_metadata, 0, time.perf_counter() - started)
+        return str(message.text)
+
+    async def _stream(
+        self, messages: list[BaseMessage], rejected: int, live: bool, watch: Check | None
+    ) -> tuple[str, guard.Problem | None]:
+        """Stream one text answer; stop reading as soon as it degenerates.
+
+        Returns the visible text (thinking removed) and the problem that stopped it, if any.
+        Leaving the stream closes the HTTP response, which tells Ollama to stop generating.
+        """
+        started = time.perf_counter()
+        check = guard.StreamCheck(watch)
+        shown = ""
+        pieces = 0
+        final: dict[str, Any] = {}
+        problem: guard.Problem | None = None
+        with self._errors():
+            stream = self._chat_model.astream(
+                messages, options=self._options(rejected), config={"tags": [TEXT_TAG]}
+            )
+            async with contextlib.aclosing(stream) as chunks:
+                async for chunk in chunks:
+                    pieces += 1
+                    if chunk.response_metadata.get("done"):
+                        final = dict(chunk.response_metadata)
+                    problem = check.feed(str(chunk.text))
+                    visible = strip_thinking(check.text)
+                    if live and visible.startswith(shown) and len(visible) > len(shown):
+                        self._emit("token", text=visible[len(shown) :])
+                        shown = visible
+                    if problem:
+                        break
+        self._account(messages, final, pieces, time.perf_counter() - started)
+        return strip_thinking(check.text), problem
+
+    def _options(self, rejected: int) -> dict[str, Any]:
+        """Sampling options; after a rejected attempt, livelier sampling to leave the rut."""
+        options: dict[str, Any] = {
+            "num_ctx": self.config.num_ctx,
+            "num_predict": self.config.num_predict,
+            "temperature": self.config.temperature,
+        }
+        if rejected:
+            options["temperature"] = min(self.config.temperature + 0.3 * rejected, 1.0)
+            options["repeat_penalty"] = 1.3
+            options["seed"] = rejected
+        return options
+
+    def _account(
+        self, messages: list[BaseMessage], meta: dict[str, Any], pieces: int, seconds: float
+    ) -> None:
+        """Record a call's usage; a stream stopped early has no counts, so they are estimated."""
+        prompt_chars = sum(len(str(m.content)) for m in messages)
+        reported = int(meta.get("prompt_eval_count") or 0)
+        if meta.get("done") or reported:
+            self.usage.record(reported, int(meta.get("eval_count") or 0), seconds)
+            budget.calibrate(self.model, prompt_chars, reported)
+        else:  # Ollama streams about one token per chunk
+            estimate = sum(budget.estimate_tokens(str(m.content), self.model) for m in messages)
+            self.usage.record(estimate, pieces, seconds)
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Transient failures become ModelCallError; fatal ones raise their own error."""
         import ollama
 
-        started = time.perf_counter()
         try:
-            kwargs: dict[str, Any] = {"format": format} if format else {}
-            message = await self._chat_model.ainvoke(messages, **kwargs)
+            yield
         except ollama.ResponseError as exc:
             if exc.status_code == 404 and "not found" in str(exc.error).lower():
                 raise ModelNotFoundError(self.model, self.config.ollama_base_url) from None
@@ -195,13 +311,10 @@ class LLM:
             raise ModelCallError(f"no answer within {self.config.request_timeout:g}s") from None
         except (httpx.TransportError, ValueError) as exc:
             raise ModelCallError(f"connection problem: {type(exc).__name__}: {exc}") from None
-        seconds = time.perf_counter() - started
-        assert isinstance(message, AIMessage)
-        self.usage.record(message, seconds)
-        prompt_chars = sum(len(str(m.content)) for m in messages)
-        reported = int(message.response_metadata.get("prompt_eval_count") or 0)
-        budget.calibrate(self.model, prompt_chars, reported)
-        return str(message.text)
+
+    def _emit(self, kind: str, **data: Any) -> None:
+        if self._on_event is not None:
+            self._on_event(kind, **data)
 
 
 def _first_error(exc: ValidationError) -> str:
