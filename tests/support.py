@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -138,3 +139,33 @@ def tiny_settings(rig: Any, corpus: Any, **extra: Any) -> dict[str, Any]:
         "request_timeout": 150,
     }
     return over_corpus(rig, corpus, **{**budgets, **extra})
+
+
+def source_blocks(request: Any) -> list[tuple[int, str]]:
+    """The numbered source blocks of a SummaryUpdate prompt, as (number, text)."""
+    prompt = str(request.messages[-1]["content"])
+    found = re.findall(r'<source n="(\d+)"[^>]*>\n(.*?)\n</source>', prompt, re.S)
+    return [(int(number), " ".join(text.split())) for number, text in found]
+
+
+def sensible_summary(request: Any) -> dict[str, Any]:
+    """A SummaryUpdate as a capable model writes it: each source's first sentence of
+    substance, restated as a finding that cites that source."""
+    findings = []
+    for number, text in source_blocks(request):
+        sentences = re.split(r"(?<=[.!?])\s+", text)
+        statement = next((s for s in sentences if len(s.split()) >= 5), "")
+        if statement:
+            findings.append({"statement": statement[:300], "sources": [number]})
+    return {"findings": findings[:3]}
+
+
+def long_summary(request: Any, count: int = 8) -> dict[str, Any]:
+    """``count`` distinct findings of nearly the maximum length, each grounded in a source,
+    so the running summary is at its token budget."""
+    blocks = source_blocks(request)
+    findings = []
+    for i in range(count):
+        number, text = blocks[i % len(blocks)]
+        findings.append({"statement": f"Point {chr(97 + i)}: {text[:280]}", "sources": [number]})
+    return {"findings": findings}

@@ -47,9 +47,10 @@ def test_only_a_real_sources_heading_ends_the_body() -> None:
     assert composed.markdown.count("## Sources\n") == 1  # the list built in code
 
 
-def test_a_body_without_valid_citations_falls_back_to_the_cited_summary() -> None:
+def test_a_body_without_valid_citations_becomes_an_extractive_report() -> None:
     composed = compose_report("tides", "# Tides\n\nNo citations here [7].", "- Moon [2]", SOURCES)
-    assert composed.used_fallback_body and composed.citations_removed == 1
+    assert composed.extractive and composed.citations_removed == 1
+    assert "Extractive report" in composed.markdown and "No citations here" not in composed.markdown
     assert "- Moon [1]" in composed.markdown and "https://b.example" in composed.markdown
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import over_corpus, tiny_settings
+from support import long_summary, over_corpus, tiny_settings
 
 from ponder import ClarificationNeeded, aresearch, aresume, stream
 from ponder.report import Report
@@ -165,9 +165,8 @@ async def test_final_report_citations_all_resolve(
 async def test_report_is_written_section_by_section_when_notes_do_not_fit(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
-    scripted.overrides["SupervisorDecision"] = decisions(["tides", "moon", "harbours"])
-    long = {"statement": "A long finding " * 25, "sources": [1]}
-    scripted.overrides["SummaryUpdate"] = {"findings": [long] * 10}
+    scripted.overrides["SupervisorDecision"] = decisions(["tides", "moon", "harbours", "sea level"])
+    scripted.overrides["SummaryUpdate"] = long_summary
     config = settings(rig, corpus, mode="deep", num_ctx=2048, num_predict=256, summary_tokens=900)
     report = await aresearch("Tides", **config)
     texts = [e for e in rig.chat_log() if e.schema is None]

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import over_corpus, tiny_settings
+from support import long_summary, over_corpus, sensible_summary, tiny_settings
 
-from ponder import aresearch
+from ponder import Report, aresearch, stream
 from ponder.nodes.route import route_research, route_research_no_handoff, route_start
 from ponder.services.citations import cited_numbers
 from ponder.testing import ChatRequest, Rig, ScriptedBackend
@@ -37,7 +37,8 @@ def fresh_followups() -> Any:
 
 
 def rounds(rig: Rig) -> int:
-    return sum(1 for e in rig.chat_log() if e.schema == "SummaryUpdate")
+    """Search rounds, by their reflections (a round that read nothing new has no summary)."""
+    return sum(1 for e in rig.chat_log() if e.schema == "Reflection")
 
 
 async def test_runs_exactly_max_loops_rounds_when_never_sufficient(
@@ -50,23 +51,44 @@ async def test_runs_exactly_max_loops_rounds_when_never_sufficient(
     assert sum(1 for e in rig.chat_log() if e.schema == "Reflection") == 3
 
 
-async def test_stops_early_when_sufficient(
+async def test_stops_early_when_sufficient_and_the_summary_backs_it(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
+    scripted.overrides["SummaryUpdate"] = sensible_summary
     scripted.overrides["Reflection"] = reflection(sufficient=True)
     report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=5))
     assert report.stats.rounds == 1 and rounds(rig) == 1
+    assert report.stats.sufficient_overruled == 0
 
 
-async def test_repeated_follow_ups_are_not_searched_again(
+async def test_sufficient_without_evidence_is_overruled_until_the_budget_ends(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    thin = {"findings": [{"statement": "Tides rise and fall", "sources": [1]}]}
+    scripted.overrides["SummaryUpdate"] = thin
+    scripted.overrides["Reflection"] = reflection(sufficient=True, queries=["tide tables"])
+    report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=3))
+    assert report.stats.rounds == 3 and rounds(rig) == 3  # exact: never a fourth round
+    assert report.stats.sufficient_overruled == 3
+
+
+async def test_the_question_itself_is_searched_first_and_repeats_are_not_searched_again(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
     scripted.overrides["QueryPlan"] = {"rationale": "r", "queries": ["tides", "Tides "]}
-    scripted.overrides["Reflection"] = reflection(queries=["moon orbit", "TIDES"])
-    report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=5))
-    # Round 1 runs "tides"; round 2 only "moon orbit"; then nothing new is left → finalize.
-    assert report.stats.rounds == 2
-    assert report.stats.search_calls == 2
+    scripted.overrides["Reflection"] = {
+        **reflection(queries=["moon orbit", "TIDES", "How do tides work?"]),
+        "knowledge_gap": "how the Moon's orbit matters",
+    }
+    searched: list[list[str]] = []
+    async for item in stream("How do tides work?", **settings(rig, corpus, max_loops=2)):
+        if isinstance(item, Report):
+            report = item
+        elif item.kind == "round_start":
+            searched.append(item.data["queries"])
+    assert report.stats.search_calls == 3  # the question and "tides", then only "moon orbit"
+    assert report.stats.queries_replaced == 0
+    assert searched[0][0] == "How do tides work?" and searched[1] == ["moon orbit"]
 
 
 async def test_a_round_whose_searches_all_fail_ends_with_a_clear_report(
@@ -127,11 +149,14 @@ async def test_sources_are_deduplicated_and_keep_their_numbers(
 async def test_prompt_size_stays_within_budget_over_eight_rounds(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
-    for i in range(12):
-        (corpus / f"extra{i}.md").write_text(f"Tide fact {i}: " + "sea level data " * 150)
-    long_claim = {"statement": "A long finding about tides " * 12, "sources": [1]}
-    scripted.overrides["SummaryUpdate"] = {"findings": [long_claim] * 10}
-    scripted.overrides["Reflection"] = fresh_followups()
+    for i in range(1, 9):  # one new document per round, found by that round's query
+        (corpus / f"extra{i}.md").write_text("Tide fact: " + f"marker{i} sea level data " * 150)
+    scripted.overrides["SummaryUpdate"] = long_summary
+    markers = itertools.count(2)
+    scripted.overrides["Reflection"] = lambda _r: reflection(
+        queries=[f"tide marker{next(markers)}"]
+    )
+    scripted.overrides["QueryPlan"] = {"rationale": "r", "queries": ["tide marker1"]}
     config = settings(rig, corpus, max_loops=8, num_ctx=4096, num_predict=512, summary_tokens=400)
     report = await aresearch("How do tides work?", **config)
     assert report.stats.rounds == 8

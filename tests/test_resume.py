@@ -82,6 +82,8 @@ def test_sigkilled_run_resumes_without_redoing_finished_nodes(
     rig_process: tuple[str, Path], corpus: Path, tmp_path: Path
 ) -> None:
     url, log = rig_process
+    # Only round 2's query finds this, so round 2 has new material to summarise.
+    (corpus / "lunar.md").write_text("The Moon's orbit is elliptical: perigee and apogee.\n")
     work = tmp_path / "work"
     work.mkdir()
     env = child_env()

@@ -63,7 +63,23 @@ class Configuration(BaseModel):
     queries_per_round: int = Field(
         3, ge=1, le=8, description="Maximum search queries generated per round."
     )
-    results_per_query: int = Field(4, ge=1, le=20, description="Search results kept per query.")
+    results_per_query: int = Field(
+        5, ge=1, le=20, description="Search results (distinct pages or files) kept per query."
+    )
+    min_findings_to_stop: int = Field(
+        3,
+        ge=0,
+        le=20,
+        description="A 'sufficient' verdict ends the loop early only when the summary has at "
+        "least this many cited findings about the topic…",
+    )
+    min_sources_to_stop: int = Field(
+        2,
+        ge=0,
+        le=20,
+        description="…citing at least this many distinct sources. Otherwise the loop searches "
+        "on while max_loops allows.",
+    )
     search: SearchName = Field(
         "duckduckgo",
         description="Search backend: duckduckgo, searxng, local (your documents) or hybrid.",
@@ -99,6 +115,13 @@ class Configuration(BaseModel):
     )
     summary_tokens: int = Field(
         700, ge=100, le=8000, description="Length budget of the running summary, in tokens."
+    )
+    evidence_tokens: int = Field(
+        1200,
+        ge=200,
+        le=32000,
+        description="Source text shown to the model per round, in tokens: the most relevant "
+        "passages of the round's sources are chosen to fill it.",
     )
 
     @model_validator(mode="after")

@@ -38,6 +38,18 @@ class RunStats(BaseModel):
     retries: int = 0
     fallbacks: int = 0
     citations_removed: int = 0
+    queries_replaced: int = Field(0, description="Junk model queries replaced by ponder's own.")
+    sufficient_overruled: int = Field(
+        0, description="'Sufficient' verdicts ignored because the summary did not back them."
+    )
+    claims_dropped: int = Field(0, description="Empty, duplicate or echoed summary claims.")
+    generations_stopped: int = Field(
+        0, description="Model texts stopped mid-stream because they echoed or looped."
+    )
+    texts_rejected: int = Field(0, description="Briefs and questions replaced as unusable.")
+    extractive_report: bool = Field(
+        False, description="The report was built from the notes and quotes, not model prose."
+    )
     wall_seconds: float = 0.0
     node_seconds: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
@@ -45,6 +57,7 @@ class RunStats(BaseModel):
     @classmethod
     def from_state(cls, stats: dict[str, Any], rounds: int, wall: float) -> RunStats:
         known = {k: v for k, v in stats.items() if k in cls.model_fields}
+        known["extractive_report"] = bool(stats.get("extractive_report"))
         return cls(**{**known, "rounds": rounds, "wall_seconds": round(wall, 3)})
 
 

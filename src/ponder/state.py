@@ -65,6 +65,7 @@ class LoopState(TypedDict, total=False):
     queries_run: Annotated[list[str], operator.add]
     sources: Annotated[list[Source], merge_sources]
     round_findings: list[Finding]
+    summarized: Annotated[list[str], operator.add]  # digests of passages the model was shown
     research_loop_count: int
     running_summary: str
     reflection: ReflectionState | None

@@ -37,6 +37,7 @@ PHASES = {
     "final_report": "writing the report",
 }
 MAX_QUERIES_SHOWN = 5
+DRAFT_LINES_SHOWN = 8  # the tail of the report as the model writes it
 
 
 @dataclass
@@ -53,6 +54,8 @@ class ProgressState:
     researched: int = 0
     supervisor_round: int = 0
     warnings: list[str] = field(default_factory=list)
+    draft: str = ""  # report text streaming in; cleared when an attempt is discarded
+    draft_note: str = ""
 
     def apply(self, event: ProgressEvent) -> str | None:
         """Fold one event in; returns a warning to print, if the event is a new one."""
@@ -74,6 +77,12 @@ class ProgressState:
         elif event.kind == "supervisor":
             self.supervisor_round = int(data.get("round") or self.supervisor_round)
             self.queries = [str(s) for s in data.get("subtopics") or []]
+        elif event.kind == "token":
+            self.draft += str(data.get("text") or "")
+            self.draft_note = ""
+        elif event.kind == "discarded":
+            self.draft = ""
+            self.draft_note = f"draft discarded: {data.get('reason') or 'unusable'}"
         elif event.kind == "warning":
             message = str(data.get("message") or "")
             if message and message not in self.warnings:
@@ -168,7 +177,18 @@ class ProgressView:
             rows.append(Text(f"  › {query}", style="dim", overflow="ellipsis", no_wrap=True))
         if len(self.state.queries) > len(shown):
             rows.append(Text(f"  … and {len(self.state.queries) - len(shown)} more", "dim"))
+        rows += self._draft_rows()
         return Group(*rows)
+
+    def _draft_rows(self) -> list[Text]:
+        """The last lines of the report being written, so the wait shows its progress."""
+        if self.state.draft_note:
+            return [Text(f"  {self.state.draft_note}", style="yellow")]
+        lines = [line for line in self.state.draft.splitlines() if line.strip()]
+        return [
+            Text(f"  {line}", style="dim", overflow="ellipsis", no_wrap=True)
+            for line in lines[-DRAFT_LINES_SHOWN:]
+        ]
 
     def summary(self) -> str:
         """One closing line, e.g. ``done · round 2 of 3 · 7 sources · 1,234 tokens · 0:42``."""

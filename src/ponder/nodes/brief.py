@@ -11,6 +11,7 @@ from ponder.deep_state import DeepState
 from ponder.nodes.clarify import conversation_text
 from ponder.nodes.context import NodeContext, node
 from ponder.services.llm import Prompt
+from ponder.services.vetting import usable_text
 
 
 class ResearchBrief(BaseModel):
@@ -32,5 +33,8 @@ async def write_research_brief(state: DeepState, ctx: NodeContext) -> dict[str, 
     )
     fallback = ResearchBrief(brief=" ".join([topic, *conversation.splitlines()[1::2]]))
     result = await ctx.llm().structured(ResearchBrief, prompt, fallback)
-    brief = result.brief.strip() or fallback.brief
+    brief = result.brief.strip()
+    if not usable_text(brief, [topic, conversation]):
+        ctx.count("texts_rejected")
+        brief = fallback.brief  # the request itself is an honest brief
     return {"brief": brief}

@@ -15,6 +15,7 @@ from ponder import prompts
 from ponder.deep_state import DeepState
 from ponder.nodes.context import NodeContext, node
 from ponder.services.llm import Prompt
+from ponder.services.vetting import usable_text
 
 MAX_QUESTIONS = 2
 
@@ -47,6 +48,9 @@ async def clarify_with_user(state: DeepState, ctx: NodeContext) -> dict[str, Any
     fallback = Clarification(need_clarification=False, question="", verification="")
     decision = await ctx.llm().structured(Clarification, prompt, fallback)
     question = decision.question.strip() if decision.need_clarification else ""
+    if question and not usable_text(question):
+        ctx.count("texts_rejected")
+        question = ""  # a garbled question helps nobody: research the request as it stands
     return {"pending_question": question}
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
+from ponder.services.citations import citation_check
 from ponder.services.composer import compose_report
 from ponder.services.llm import Prompt
 from ponder.services.sources import Source
@@ -28,24 +29,44 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
     reflection: dict[str, Any] = dict(state.get("reflection") or {})
     if reflection.get("scope") == "broad" and ctx.config.mode == "auto" and not state.get("brief"):
         ctx.count("broad_not_handed_off")
-    if not summary.strip() or not sources:
+    if not sources:
         warnings = list((state.get("stats") or {}).get("warnings", []))
         return {"report": nothing_found_report(topic, warnings)}
     prompt = Prompt.simple(
         prompts.REPORT_SYSTEM, prompts.fill(prompts.REPORT_USER, topic=topic, summary=summary)
     )
-    body = await ctx.llm("report").text(prompt, fallback=summary)
+    body = await write_prose(ctx, prompt, sources) if summary.strip() else ""
     return checked_report(ctx, topic, body, summary, sources)
 
 
+# A report that has not cited a source in this many words is not going to be a cited one.
+CITE_WITHIN_WORDS = 200
+
+
+async def write_prose(ctx: NodeContext, prompt: Prompt, sources: list[Source]) -> str:
+    """The report text as the model writes it (streamed live), or "" when it was unusable."""
+    valid = [s["number"] for s in sources]
+    return await ctx.llm("report").text(
+        prompt,
+        fallback="",
+        accept=citation_check(valid),
+        watch=citation_check(valid, within_words=CITE_WITHIN_WORDS),
+        live=True,
+    )
+
+
 def checked_report(
-    ctx: NodeContext, topic: str, body: str, cited_notes: str, sources: list[Source]
+    ctx: NodeContext, topic: str, body: str, notes: str, sources: list[Source]
 ) -> dict[str, Any]:
     """The report update after the citation check, with what the check did recorded."""
-    composed = compose_report(topic, body, cited_notes, sources)
+    composed = compose_report(topic, body, notes, sources)
     if composed.citations_removed:
         ctx.count("citations_removed", composed.citations_removed)
-    if composed.used_fallback_body:
-        ctx.warn("The report text cited no retrieved source; the cited notes were used instead.")
-    ctx.emit("report", cited=len(composed.cited))
+    if composed.extractive:
+        ctx.count("extractive_report")
+        ctx.warn(
+            "The model's report text was unusable; wrote an extractive report (cited findings "
+            "and quotes from the sources) instead."
+        )
+    ctx.emit("report", cited=len(composed.cited), extractive=composed.extractive)
     return {"report": composed.markdown, "cited_sources": composed.cited}

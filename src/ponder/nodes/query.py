@@ -1,23 +1,27 @@
-"""generate_query: plan this round's search queries."""
+"""generate_query: plan the first round's searches: the question itself, then the model's."""
 
 from __future__ import annotations
 
 import functools
-import re
 from datetime import date
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model
 
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.services.llm import Prompt
+from ponder.services.vetting import MAX_QUERY_CHARS, normalise, vet_queries
 from ponder.state import LoopState
+
+# A search query or sub-topic is a short phrase; the cap also stops a weak model from
+# spending its token budget inside one runaway string.
+SearchPhrase = Annotated[str, Field(max_length=200)]
 
 
 class QueryPlan(BaseModel):
     rationale: str = Field(max_length=400)
-    queries: list[str]
+    queries: list[SearchPhrase]
 
 
 @functools.cache
@@ -26,36 +30,19 @@ def query_plan_schema(n: int) -> type[QueryPlan]:
     return create_model(
         "QueryPlan",
         __base__=QueryPlan,
-        queries=(list[str], Field(min_length=1, max_length=n)),
+        queries=(list[SearchPhrase], Field(min_length=1, max_length=n)),
     )
-
-
-def normalise_query(query: str) -> str:
-    return " ".join(query.lower().split())
-
-
-def has_words(query: str) -> bool:
-    """Small models sometimes emit punctuation as a query; such a query finds nothing."""
-    return re.search(r"\w{2,}", query) is not None
-
-
-def new_queries(candidates: list[str], already: list[str], limit: int) -> list[str]:
-    """Candidates that are non-empty and not run before (nor repeated), at most ``limit``."""
-    seen = {normalise_query(q) for q in already}
-    fresh: list[str] = []
-    for query in candidates:
-        key = normalise_query(query)
-        if key and key not in seen and has_words(key):
-            seen.add(key)
-            fresh.append(" ".join(query.split())[:300])
-    return fresh[:limit]
 
 
 @node("generate_query")
 async def generate_query(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     topic = state["topic"]
     already = state.get("queries_run", [])
-    n = ctx.config.queries_per_round
+    # The question itself is always searched first: whatever the model plans, the search
+    # that most surely reaches the evidence is not left to it. It takes one of the slots.
+    asked = topic[:MAX_QUERY_CHARS]
+    question = [asked] if normalise(asked) not in {normalise(q) for q in already} else []
+    n = max(ctx.config.queries_per_round - len(question), 1)
     context = f"Research brief: {state['brief']}\n" if state.get("brief") else ""
     prompt = Prompt.simple(
         prompts.QUERY_SYSTEM.format(n=n),
@@ -63,14 +50,21 @@ async def generate_query(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
             prompts.QUERY_USER,
             topic=topic,
             context=context,
-            already=already or "none",
+            already=[*already, *question] or "none",
             today=date.today(),
         ),
     )
     schema = query_plan_schema(n)
-    plan = await ctx.llm().structured(schema, prompt, lambda: schema(rationale="", queries=[topic]))
-    queries = new_queries(plan.queries, already, n) or new_queries(
-        [topic, f"{topic} overview"], already, 1
+    plan = await ctx.llm().structured(schema, prompt, schema.model_construct(queries=[]))
+    vetted = vet_queries(
+        plan.queries,
+        topic=topic,
+        already=[*already, *question],
+        limit=n,
+        context=[state.get("brief", "")],
     )
+    if vetted.replaced:
+        ctx.count("queries_replaced", vetted.replaced)
+    queries = question + vetted.queries
     ctx.emit("queries", queries=queries)
     return {"queries": queries}

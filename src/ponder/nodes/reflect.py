@@ -9,17 +9,25 @@ from pydantic import BaseModel, Field, create_model
 
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.query import new_queries
+from ponder.nodes.query import SearchPhrase
+from ponder.services import guard
 from ponder.services.llm import Prompt
+from ponder.services.vetting import (
+    evidence,
+    has_words,
+    normalise,
+    replacement_queries,
+    vet_queries,
+)
 from ponder.state import LoopState, ReflectionState
 
 
 class Reflection(BaseModel):
     is_sufficient: bool
     knowledge_gap: str = Field(max_length=400)
-    follow_up_queries: list[str]
+    follow_up_queries: list[SearchPhrase]
     scope: Literal["focused", "broad"]
-    subtopics: list[str] = Field(default_factory=list, max_length=6)
+    subtopics: list[SearchPhrase] = Field(default_factory=list, max_length=6)
 
 
 @functools.cache
@@ -27,7 +35,7 @@ def reflection_schema(n: int) -> type[Reflection]:
     return create_model(
         "Reflection",
         __base__=Reflection,
-        follow_up_queries=(list[str], Field(min_length=1, max_length=n)),
+        follow_up_queries=(list[SearchPhrase], Field(min_length=1, max_length=n)),
     )
 
 
@@ -46,24 +54,63 @@ async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
         ),
     )
     schema = reflection_schema(n)
-    fallback = schema(
-        is_sufficient=False,
-        knowledge_gap="unknown (reflection failed)",
-        follow_up_queries=[f"{topic} details"],
-        scope="focused",
+    # Not validated: with no follow-ups, ponder builds the next query from the topic.
+    fallback = schema.model_construct(
+        is_sufficient=False, knowledge_gap="", follow_up_queries=[], scope="focused", subtopics=[]
     )
     result = await ctx.llm().structured(schema, prompt, fallback)
+    summary = state.get("running_summary") or ""
+    sufficient = result.is_sufficient and _backed(summary, state, ctx)
+    scope, subtopics = _scope(result)
+    gap = result.knowledge_gap
+    queries: list[str] = []
+    if not sufficient and state.get("research_loop_count", 0) < ctx.config.max_loops:
+        queries = _next_queries(result.follow_up_queries, gap, state, ctx)
     reflection = ReflectionState(
-        is_sufficient=result.is_sufficient,
-        knowledge_gap=result.knowledge_gap,
-        follow_up_queries=result.follow_up_queries,
-        scope=result.scope,
-        subtopics=[s for s in result.subtopics if s.strip()],
+        is_sufficient=sufficient,
+        knowledge_gap=gap,
+        follow_up_queries=queries,
+        scope=scope,
+        subtopics=subtopics,
     )
-    ctx.emit(
-        "reflection", sufficient=result.is_sufficient, scope=result.scope, gap=result.knowledge_gap
+    ctx.emit("reflection", sufficient=sufficient, scope=scope, gap=gap)
+    return {"reflection": reflection, "queries": queries}
+
+
+def _next_queries(candidates: list[str], gap: str, state: LoopState, ctx: NodeContext) -> list[str]:
+    """The follow-ups worth running; junk replaced, and never none while rounds remain."""
+    topic = state["topic"]
+    already = state.get("queries_run", [])
+    vetted = vet_queries(
+        candidates,
+        topic=topic,
+        already=already,
+        limit=ctx.config.queries_per_round,
+        context=[state.get("brief", ""), state.get("running_summary") or ""],
+        gap=gap,
     )
-    return {
-        "reflection": reflection,
-        "queries": new_queries(result.follow_up_queries, already, n),
-    }
+    queries, replaced = vetted.queries, vetted.replaced
+    if not queries:  # only repeats were proposed: build the next query ourselves
+        queries = replacement_queries(topic, gap, already)[:1]
+        replaced += len(queries)
+    if replaced:
+        ctx.count("queries_replaced", replaced)
+    return queries
+
+
+def _backed(summary: str, state: LoopState, ctx: NodeContext) -> bool:
+    """Whether the summary has the evidence a 'sufficient' verdict claims (else overruled)."""
+    found = evidence(summary, [state["topic"], state.get("brief", "")])
+    settings = ctx.config
+    if found.backs(settings.min_findings_to_stop, settings.min_sources_to_stop):
+        return True
+    ctx.count("sufficient_overruled")
+    ctx.emit("overruled", findings=found.findings, sources=found.sources)
+    return False
+
+
+def _scope(result: Reflection) -> tuple[Literal["focused", "broad"], list[str]]:
+    """'broad' stands only with at least two real sub-topics to hand to researchers."""
+    subtopics = [s for s in result.subtopics if has_words(s) and not guard.echoes_prompt(s)]
+    broad = result.scope == "broad" and len({normalise(s) for s in subtopics}) >= 2
+    return ("broad" if broad else "focused"), subtopics

@@ -11,9 +11,11 @@ from typing import Any
 from ponder import prompts
 from ponder.deep_state import DeepState, Note
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.finalize import checked_report, nothing_found_report
+from ponder.nodes.finalize import checked_report, nothing_found_report, write_prose
 from ponder.services import budget
-from ponder.services.llm import LLM, Prompt
+from ponder.services.extractive import cited_findings
+from ponder.services.llm import Prompt
+from ponder.services.sources import Source
 
 
 def sections(state: DeepState) -> list[Note]:
@@ -32,7 +34,7 @@ async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     topic = state["topic"]
     notes = sections(state)
     sources = state.get("sources", [])
-    if not notes or not sources:
+    if not sources:
         warnings = list((state.get("stats") or {}).get("warnings", []))
         return {"report": nothing_found_report(topic, warnings), "running_summary": ""}
     llm = ctx.llm("report")
@@ -42,20 +44,27 @@ async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     fits = budget.estimate_tokens(prompts.FINAL_REPORT_SYSTEM + whole, llm.model) <= (
         llm.prompt_budget()
     )
-    if fits:
-        body = await llm.text(Prompt.simple(prompts.FINAL_REPORT_SYSTEM, whole), everything)
+    if not notes:
+        body = ""  # every researcher came back empty-handed: quote the sources
+    elif fits:
+        body = await write_prose(ctx, Prompt.simple(prompts.FINAL_REPORT_SYSTEM, whole), sources)
     else:
         ctx.count("report_sections", len(notes))
-        body = await _by_section(llm, topic, notes)
+        body = await _by_section(ctx, topic, notes, sources)
     return {**checked_report(ctx, topic, body, everything, sources), "running_summary": everything}
 
 
-async def _by_section(llm: LLM, topic: str, notes: list[Note]) -> str:
-    """One call per sub-topic; each section falls back to its own cited notes."""
+async def _by_section(
+    ctx: NodeContext, topic: str, notes: list[Note], sources: list[Source]
+) -> str:
+    """One call per sub-topic; a section whose text is unusable shows its cited notes."""
     parts = [f"# {topic}"]
     for note in notes:
-        fallback = f"## {note['topic']}\n{note['summary']}"
         system = prompts.SECTION_SYSTEM.format(heading=note["topic"])
         user = prompts.fill(prompts.SECTION_USER, topic=topic, notes=note["summary"])
-        parts.append(await llm.text(Prompt.simple(system, user), fallback))
+        section = await write_prose(ctx, Prompt.simple(system, user), sources)
+        if not section:
+            ctx.count("sections_from_notes")
+            section = "\n".join([f"## {note['topic']}", *cited_findings(note["summary"])])
+        parts.append(section)
     return "\n\n".join(parts)

@@ -9,17 +9,18 @@ without races, while the semaphore keeps a laptop's network and disk from being 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from typing import Any
 
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.query import normalise_query
 from ponder.services.reader import best_passages
 from ponder.services.search import SearchBackend, SearchResult, make_search
 from ponder.services.sources import Source, merge_sources, next_number, source_key
 from ponder.state import Finding, LoopState
 
 MAX_PARALLEL_QUERIES = 5
+PIECE_SEPARATOR = "\n…\n"  # between the passages of one finding
 PASSAGE_CHARS = 1200  # evidence kept per result; the summary prompt trims further by rank
 
 
@@ -32,13 +33,10 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     # blocking calls in async nodes).
     backend = await asyncio.to_thread(make_search, ctx.config, ctx.warn)
     results = await _search_all(backend, queries, ctx)
-    if not any(found for _, found in results) and _topic_unsearched(state, queries):
-        ctx.warn("The planned queries found nothing; searched the question itself instead.")
-        results += await _search_all(backend, [state["topic"]], ctx)
-        queries = [*queries, state["topic"]]
     if ctx.config.fetch_full_page:
         results = await _read_full_pages(results, ctx)
-    sources, findings = _register(state.get("sources", []), results, state["topic"])
+    summarized = set(state.get("summarized", []))
+    sources, findings = _register(state.get("sources", []), results, state["topic"], summarized)
     known = state.get("sources", [])
     total = len(merge_sources(known, sources))
     ctx.emit("sources", new=total - len(known), total=total)
@@ -48,11 +46,6 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
         "round_findings": findings,
         "research_loop_count": round_number,
     }
-
-
-def _topic_unsearched(state: LoopState, queries: list[str]) -> bool:
-    done = {normalise_query(q) for q in [*state.get("queries_run", []), *queries]}
-    return normalise_query(state["topic"]) not in done
 
 
 async def _search_all(
@@ -94,10 +87,26 @@ async def _read_full_pages(
     return results
 
 
+def finding_pieces(text: str) -> list[str]:
+    """The passages a finding's text is made of."""
+    return [piece.strip() for piece in text.split(PIECE_SEPARATOR) if piece.strip()]
+
+
+def piece_digest(piece: str) -> str:
+    return hashlib.sha1(" ".join(piece.split()).encode()).hexdigest()[:16]
+
+
 def _register(
-    known: list[Source], results: list[tuple[str, list[SearchResult]]], topic: str
+    known: list[Source],
+    results: list[tuple[str, list[SearchResult]]],
+    topic: str,
+    summarized: set[str],
 ) -> tuple[list[Source], list[Finding]]:
-    """Give new sources the next free numbers; known ones keep theirs."""
+    """Give new sources the next free numbers; known ones keep theirs.
+
+    A finding carries only passages this loop has not summarized yet, so the model is never
+    shown the same passage twice (and a round that found nothing new costs no summary call).
+    """
     numbers = {source_key(s["url"]): s["number"] for s in known}
     upcoming = next_number(known)
     sources: list[Source] = []
@@ -107,7 +116,7 @@ def _register(
             passages = best_passages(result.text, f"{topic} {query}", PASSAGE_CHARS) or [
                 result.snippet
             ]
-            text = "\n…\n".join(p for p in passages if p.strip())
+            text = PIECE_SEPARATOR.join(p for p in passages if p.strip())
             if not text.strip():
                 continue  # nothing was read: no number, so numbering has no gaps
             key = source_key(result.url)
@@ -125,7 +134,15 @@ def _register(
                     locations=[result.location or ""],
                 )
             )
-            findings.append(
-                Finding(number=number, query=query, title=result.title, url=result.url, text=text)
-            )
+            unseen = [p for p in finding_pieces(text) if piece_digest(p) not in summarized]
+            if unseen:
+                findings.append(
+                    Finding(
+                        number=number,
+                        query=query,
+                        title=result.title,
+                        url=result.url,
+                        text=PIECE_SEPARATOR.join(unseen),
+                    )
+                )
     return sources, findings

@@ -15,15 +15,16 @@ from pydantic import BaseModel, Field
 from ponder import prompts
 from ponder.deep_state import DeepState, Note, ResearcherResult, ResearcherTask
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.query import has_words, normalise_query
+from ponder.nodes.query import SearchPhrase
 from ponder.services.citations import remap
 from ponder.services.llm import Prompt
 from ponder.services.sources import Source, next_number, source_key
+from ponder.services.vetting import has_words, normalise
 
 
 class SupervisorDecision(BaseModel):
     reflection: str = Field(max_length=400)
-    subtopics: list[str] = Field(default_factory=list, max_length=6)
+    subtopics: list[SearchPhrase] = Field(default_factory=list, max_length=6)
     research_complete: bool
 
 
@@ -55,10 +56,10 @@ def merge_results(
 
 
 def fresh_subtopics(candidates: list[str], assigned: list[str]) -> list[str]:
-    seen = {normalise_query(t) for t in assigned}
+    seen = {normalise(t) for t in assigned}
     fresh = []
     for topic in candidates:
-        key = normalise_query(topic)
+        key = normalise(topic)
         if key and key not in seen and has_words(key):
             seen.add(key)
             fresh.append(" ".join(topic.split())[:200])

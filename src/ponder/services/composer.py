@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from ponder.services.citations import cited_numbers, remove_invalid, renumber, sources_section
+from ponder.services.extractive import extractive_body
 from ponder.services.sources import Source
 
 # A line that is only a heading such as "## Sources", "**References:**" or "Bibliography".
@@ -20,31 +21,28 @@ class ComposedReport:
     markdown: str
     cited: list[Source]
     citations_removed: int
-    used_fallback_body: bool
+    extractive: bool
 
 
-def compose_report(
-    topic: str, body: str, fallback_body: str, sources: list[Source]
-) -> ComposedReport:
-    """Check the written body's citations; fall back to ``fallback_body`` if none survive.
+def compose_report(topic: str, body: str, notes: str, sources: list[Source]) -> ComposedReport:
+    """Check the written body's citations; when it has none (or is empty: the model's text
+    was rejected), write an extractive report from ``notes`` and ``sources`` instead.
 
     A model-written source list is cut (the list is built in code from what is cited).
     """
     valid = [s["number"] for s in sources]
     text = _cut_source_list(body)
     text, removed = remove_invalid(text, valid)
-    used_fallback = False
-    if not cited_numbers(text) and cited_numbers(fallback_body):
-        # The model wrote no usable citation: the checked summary is the honest report body.
-        text, extra = remove_invalid(fallback_body, valid)
+    extractive = not cited_numbers(text)
+    if extractive:
+        text, extra = remove_invalid(extractive_body(topic, notes, sources), valid)
         removed += extra
-        used_fallback = True
     title, text = _split_title(text, topic)
     text, cited = renumber(text, sources)
     parts = [f"# {title}", "", text.strip(), ""]
     if cited:
         parts.append(sources_section(cited))
-    return ComposedReport("\n".join(parts).strip() + "\n", cited, removed, used_fallback)
+    return ComposedReport("\n".join(parts).strip() + "\n", cited, removed, extractive)
 
 
 def _cut_source_list(text: str) -> str:

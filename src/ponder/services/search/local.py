@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from ponder.paths import cache_dir
-from ponder.services.reader import STOPWORDS
 from ponder.services.search.base import SearchBackendError, SearchResult
 from ponder.services.search.documents import (
     discover,
 )
 from ponder.services.search.indexer import Indexer, IndexStats
+from ponder.services.words import STOPWORDS
 
 Warn = Callable[[str], None]
 Progress = Callable[[int, int], None]
@@ -182,34 +182,23 @@ class LocalIndex:
         return IndexStatus(self.db_path, len(rows) - skipped, stale, skipped, passages)
 
     def search(self, query: str, max_results: int, per_file: int = 2) -> list[SearchResult]:
-        """Best passages by BM25 (title weighted double), at most ``per_file`` per file."""
+        """The ``max_results`` best files by BM25 (title weighted double), one result each.
+
+        A file's result holds its ``per_file`` best passages, so the results of one query
+        are distinct sources rather than several pieces of the same one.
+        """
         words = query_words(query)
         if not words or max_results <= 0:
             return []
         with self._lock:
             match = fts_query(self._drop_common(words))
-            rows = self._conn.execute(_QUERY, (match, max_results * 4)).fetchall()
-        results: list[SearchResult] = []
-        per_path: dict[str, int] = {}
+            rows = self._conn.execute(_QUERY, (match, max_results * 8)).fetchall()
+        hits: dict[str, list[tuple[str, int, int, int | None, str]]] = {}
         for path, title, start, end, page, body in rows:
-            if per_path.get(path, 0) >= per_file:
-                continue
-            per_path[path] = per_path.get(path, 0) + 1
-            location = f"chars {start}-{end}"
-            results.append(
-                SearchResult(
-                    title=title,
-                    url=path,
-                    snippet=_snippet(body, words),
-                    content=body,
-                    origin="local",
-                    backend="local",
-                    location=f"page {page}, {location}" if page else location,
-                )
-            )
-            if len(results) >= max_results:
-                break
-        return results
+            passages = hits.setdefault(path, []) if len(hits) < max_results else hits.get(path)
+            if passages is not None and len(passages) < per_file:
+                passages.append((title, start, end, page, body))
+        return [_result(path, passages, words) for path, passages in hits.items()]
 
     def _drop_common(self, words: list[str]) -> list[str]:
         """Leave out words found in a large share of passages (caller holds the lock).
@@ -230,6 +219,28 @@ class LocalIndex:
             if self._conn.execute(counting, (fts_query([w]), limit)).fetchone()[0] < limit
         ]
         return kept or words
+
+
+def _result(
+    path: str, passages: list[tuple[str, int, int, int | None, str]], words: Sequence[str]
+) -> SearchResult:
+    """One file's hit: its best passages in file order, each located."""
+    title = passages[0][0]
+    snippet = _snippet(passages[0][4], words)
+    ordered = sorted(passages, key=lambda p: (p[3] or 0, p[1]))
+    locations = [
+        f"page {page}, chars {start}-{end}" if page else f"chars {start}-{end}"
+        for _, start, end, page, _ in ordered
+    ]
+    return SearchResult(
+        title=title,
+        url=path,
+        snippet=snippet,
+        content="\n…\n".join(p[4] for p in ordered),
+        origin="local",
+        backend="local",
+        location="; ".join(locations),
+    )
 
 
 def _snippet(body: str, words: Sequence[str], width: int = 240) -> str:

@@ -1,0 +1,216 @@
+"""What a model decides is checked for sense before the research relies on it.
+
+Schemas guarantee the form of an answer; these checks guard its substance, so a weak model
+cannot spoil the research:
+
+- a search query must be about the research: it shares a content word with the topic, the
+  brief, the summary or the named gap, and does not echo the prompt. A query that fails is
+  replaced by one built from the topic and the gap;
+- a claim in the summary must say something: no empty or placeholder statements, no
+  duplicates, no restated question, no copied instructions;
+- "sufficient" must be backed by the summary: enough findings about the topic, citing
+  enough distinct sources.
+
+A sensible model's output passes every check unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ponder.services import guard
+from ponder.services.citations import cited_numbers
+from ponder.services.words import content_words, shares_content, stem, stems, words
+
+MAX_QUERY_CHARS = 300
+# Placeholders a weak model writes instead of a finding.
+_PLACEHOLDERS = frozenset(
+    {"none", "null", "nil", "na", "unknown", "nothing", "todo", "tbd", "placeholder", "example"}
+    | {"statement", "finding", "findings", "source", "sources", "summary"}  # field names
+)
+# "I want to…", "I'm a student…": a weak model speaking as the asker, not a finding.
+_FIRST_PERSON = re.compile(r"\s*(i|i'm|i've|i'd|my|we|we're|our)\s", re.IGNORECASE)
+_REPLACEMENT_SUFFIXES = ("examples", "explained", "overview", "details", "")
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def has_words(text: str) -> bool:
+    """Small models sometimes emit punctuation as a query; such a query finds nothing."""
+    return re.search(r"\w{2,}", text) is not None
+
+
+# -- queries --------------------------------------------------------------------------
+
+
+@dataclass
+class VettedQueries:
+    queries: list[str]
+    replaced: int  # junk queries thrown out; each is replaced while the round has room
+
+
+def is_junk_query(query: str, context: Sequence[str]) -> bool:
+    """A query that cannot reach the evidence: no words, an echo, or off the topic."""
+    if not has_words(query) or guard.echoed_words(query) >= guard.ECHO_NGRAM:
+        return True
+    return not shares_content(query, context)
+
+
+def vet_queries(
+    candidates: Iterable[str],
+    *,
+    topic: str,
+    already: Sequence[str],
+    limit: int,
+    context: Sequence[str] = (),
+    gap: str = "",
+) -> VettedQueries:
+    """Fresh, on-topic queries (at most ``limit``); junk ones replaced from topic and gap."""
+    relevant = [topic, gap, *context]
+    seen = {normalise(q) for q in already}
+    kept: list[str] = []
+    junk = 0
+    for query in candidates:
+        text = " ".join(query.split())[:MAX_QUERY_CHARS]
+        key = normalise(text)
+        if not key or key in seen:
+            continue  # a repeat is not junk: the search already ran
+        seen.add(key)
+        if is_junk_query(text, relevant):
+            junk += 1
+            continue
+        kept.append(text)
+    kept = kept[:limit]
+    room = min(limit - len(kept), junk)
+    if room > 0:
+        kept += replacement_queries(topic, gap, seen)[:room]
+    return VettedQueries(kept, replaced=junk)
+
+
+def key_terms(text: str, limit: int) -> list[str]:
+    """The first distinct content words of ``text``, in order."""
+    return list(dict.fromkeys(content_words(text)))[:limit]
+
+
+def replacement_queries(topic: str, gap: str, taken: Iterable[str]) -> list[str]:
+    """Queries built from the topic's key terms and the gap's, that have not run yet."""
+    taken_keys = {normalise(t) for t in taken}
+    subject = key_terms(topic, 6) or [topic.strip()]
+    # The gap names what is missing, so it need not share words with the topic; it only
+    # must not be an echo of the prompt.
+    gap_terms = [] if guard.echoed_words(gap) >= guard.ECHO_NGRAM else key_terms(gap, 3)
+    extra = [w for w in gap_terms if w not in subject]
+    options = [" ".join(subject + extra)] if extra else []
+    options += [" ".join([*subject, suffix]).strip() for suffix in _REPLACEMENT_SUFFIXES]
+    fresh = []
+    for option in options:
+        if option and normalise(option) not in taken_keys:
+            taken_keys.add(normalise(option))
+            fresh.append(option)
+    return fresh
+
+
+# -- claims and other short texts --------------------------------------------------------
+
+
+def usable_text(text: str, about: Sequence[str] = ()) -> bool:
+    """A brief or a question: words that carry meaning, no echo of the prompt, no loop, and
+    (when ``about`` is given) a content word in common with it."""
+    if not content_words(text) or guard.problem(text) is not None:
+        return False
+    return not about or shares_content(text, about)
+
+
+def is_empty_claim(statement: str, topic: str) -> bool:
+    """A placeholder, the writer talking about itself, a loop, copied instructions, or the
+    question restated: nothing a source said."""
+    words = content_words(statement)
+    if not words or all(w in _PLACEHOLDERS for w in words):
+        return True
+    if _FIRST_PERSON.match(statement) or guard.problem(statement) is not None:
+        return True
+    if guard.echoed_words(statement) >= guard.ECHO_NGRAM:
+        return True
+    return stems(statement) <= stems(topic)
+
+
+def grounded(statement: str, cited_texts: Iterable[str]) -> bool:
+    """Whether at least half of the claim's content words (and two) occur in a cited text.
+
+    A finding restates what a source says, so it shares its words; boilerplate a weak
+    model invents ("The following information is provided…") does not.
+    """
+    mine = stems(statement)
+    needed = max(min(2, len(mine)), (len(mine) + 1) // 2)
+    return any(len(mine & stems(text)) >= needed for text in cited_texts)
+
+
+def usable_claims(
+    claims: Sequence[tuple[str, Sequence[int]]], topic: str, source_texts: Mapping[int, str]
+) -> list[int]:
+    """Indexes of the claims worth keeping: not empty, grounded in a source they cite, and
+    not a duplicate of an earlier one."""
+    seen: set[str] = set()
+    keep = []
+    for index, (statement, numbers) in enumerate(claims):
+        if is_empty_claim(statement, topic):
+            continue
+        if not grounded(statement, [source_texts.get(n, "") for n in numbers]):
+            continue
+        key = " ".join(stem(w) for w in words(statement))
+        if key in seen:
+            continue
+        seen.add(key)
+        keep.append(index)
+    return keep
+
+
+# -- evidence ---------------------------------------------------------------------------
+
+_READING_NOTE = "- Read for "
+
+
+def reading_note(query: str, title: str, number: int) -> str:
+    """A summary line that only records what was read (when the model's summary failed).
+
+    It keeps the source citable in later prompts, but is not evidence for stopping.
+    """
+    name = " ".join((title or "a source").split())[:120]
+    return f"{_READING_NOTE}{query[:80]!r}: {name!r} [{number}]"
+
+
+def is_reading_note(line: str) -> bool:
+    return line.lstrip().startswith(_READING_NOTE)
+
+
+@dataclass
+class Evidence:
+    findings: int  # summary lines of substance that cite a source
+    sources: int  # distinct sources those lines cite
+    on_topic: bool  # at least one of them names something the topic names
+
+    def backs(self, min_findings: int, min_sources: int) -> bool:
+        return (
+            self.findings >= min_findings
+            and self.sources >= min_sources
+            and (self.on_topic or min_findings == 0)
+        )
+
+
+def evidence(summary: str, about: Sequence[str]) -> Evidence:
+    """How much of the summary is cited substance (reading notes do not count)."""
+    findings = 0
+    cited: set[int] = set()
+    on_topic = False
+    for line in summary.splitlines():
+        numbers = cited_numbers(line)
+        if is_reading_note(line) or not numbers or len(content_words(line)) < 3:
+            continue
+        findings += 1
+        cited.update(numbers)
+        on_topic = on_topic or shares_content(line, about)
+    return Evidence(findings, len(cited), on_topic)

@@ -1,0 +1,200 @@
+"""A weak model cannot spoil the research: each guard, through the real client and the rig.
+
+The rig plays the weak model (prompt echoes, loops that never end, junk queries, empty
+claims, premature "sufficient") and the sensible one; ponder must stop the first early,
+route around it and still deliver a cited report, and leave the second untouched.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from support import over_corpus, sensible_summary
+
+from ponder import Report, aresearch, stream
+from ponder.prompts import REPORT_SYSTEM, templates
+from ponder.services.citations import cited_numbers
+from ponder.testing import Reply, Rig, ScriptedBackend
+
+TOPIC = "How do tides work?"
+GOOD_REPORT = (
+    "# Tides\n\nTides are the rise and fall of the sea [1]. The Moon's gravity raises a bulge "
+    "on the near and the far side of the Earth [2].\n"
+)
+
+
+def settings(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
+    return over_corpus(rig, corpus, **{"mode": "loop", "max_loops": 1, **extra})
+
+
+def looping(line: str, delay: float = 0.002) -> Reply:
+    """A model stuck in a loop: the same line for ever, one token-sized piece at a time."""
+    pieces = itertools.cycle([*(w + " " for w in line.split()), "\n"])
+    return Reply(pieces=pieces, piece_delay=delay)
+
+
+def uncited_prose() -> Iterator[str]:
+    """Endless, varied, readable-looking text that never cites anything."""
+    rng = random.Random(7)
+    vocabulary = [f"{a}{b}" for a in ("sea", "tide", "wave", "moon", "sand") for b in "abcdefgh"]
+    for count in itertools.count(1):
+        yield rng.choice(vocabulary) + ("." if count % 12 == 0 else "") + " "
+
+
+def text_calls(rig: Rig) -> list[Any]:
+    """Plain-text calls, once the rig has finished with them (a hang-up takes a moment)."""
+    assert rig.wait_idle()
+    return [e for e in rig.chat_log() if e.schema is None]
+
+
+def assert_clean(markdown: str) -> None:
+    """No sentence of any prompt, no repeated line, and cited."""
+    body = markdown.split("## Sources")[0]
+    for template in templates():
+        for sentence in template.split(". "):
+            if len(sentence.split()) >= 6 and "{" not in sentence:
+                assert sentence not in body, sentence
+    lines = [" ".join(line.split()) for line in body.splitlines() if len(line.split()) >= 3]
+    assert len(lines) == len(set(lines)), "a line is repeated"
+    assert cited_numbers(body)
+
+
+async def test_a_looping_report_is_stopped_mid_stream_and_replaced_by_an_extractive_one(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["text"] = lambda _r: looping("The Moon pulls the sea up and down [1].")
+    report = await aresearch(TOPIC, **settings(rig, corpus))
+    calls = text_calls(rig)
+    assert len(calls) == 2  # one retry with livelier sampling, then the fallback
+    for call in calls:
+        assert call.client_stopped, "the client kept reading a looping answer"
+        assert call.pieces_sent < 60  # a few lines, not num_predict (1024) tokens
+    assert calls[1].options.get("temperature", 0) > calls[0].options.get("temperature", 0)
+    assert report.stats.generations_stopped == 2 and report.stats.extractive_report
+    assert "Extractive report" in report.markdown
+    assert any("extractive report" in w for w in report.stats.warnings)
+    assert_clean(report.markdown)
+
+
+async def test_an_echoed_prompt_is_rejected_and_the_retry_is_used(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    echo = Reply(pieces=itertools.cycle(w + " " for w in REPORT_SYSTEM.split()), piece_delay=0.002)
+    replies = iter([echo])
+    scripted.overrides["text"] = lambda _r: next(replies, GOOD_REPORT)
+    report = await aresearch(TOPIC, **settings(rig, corpus))
+    first, second = text_calls(rig)
+    assert first.client_stopped and first.pieces_sent < 30
+    assert not second.client_stopped
+    assert not report.stats.extractive_report
+    assert "The Moon's gravity raises a bulge" in report.markdown
+    assert_clean(report.markdown)
+
+
+async def test_a_report_that_cites_nothing_is_stopped_and_becomes_extractive(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["text"] = lambda _r: Reply(pieces=uncited_prose(), piece_delay=0.001)
+    report = await aresearch(TOPIC, **settings(rig, corpus))
+    calls = text_calls(rig)
+    assert all(c.client_stopped and c.pieces_sent < 300 for c in calls)
+    assert any("cites no retrieved source" in w for w in report.stats.warnings)
+    assert report.stats.extractive_report and "## Sources" in report.markdown
+    assert_clean(report.markdown)
+
+
+async def test_junk_queries_are_replaced_and_the_question_is_searched(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["QueryPlan"] = {"rationale": "r", "queries": ["rationale", "querie"]}
+    scripted.overrides["Reflection"] = {
+        "is_sufficient": False,
+        "knowledge_gap": "how the Moon causes the bulges",
+        "follow_up_queries": ["is_sufficient", "ratiolne"],
+        "scope": "focused",
+        "subtopics": [],
+    }
+    searched: list[list[str]] = []
+    report: Report | None = None
+    async for item in stream(TOPIC, **settings(rig, corpus, max_loops=2, queries_per_round=3)):
+        if isinstance(item, Report):
+            report = item
+        elif item.kind == "round_start":
+            searched.append(item.data["queries"])
+    assert report is not None
+    everything = [q for round_queries in searched for q in round_queries]
+    assert searched[0][0] == TOPIC
+    assert not {"rationale", "querie", "is_sufficient", "ratiolne"} & set(everything)
+    assert all("tides" in q.lower() for q in everything)
+    assert any("moon" in q.lower() for q in searched[1]), "the gap shapes the replacement"
+    assert report.stats.queries_replaced == 4
+
+
+async def test_empty_and_duplicate_claims_never_reach_the_summary(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    def junk_then_sense(request: Any) -> dict[str, Any]:
+        good = sensible_summary(request)["findings"]
+        junk = [
+            {"statement": "None", "sources": [good[0]["sources"][0]]},
+            {"statement": "How do tides work?", "sources": [good[0]["sources"][0]]},
+            {"statement": "I am a student and I want to know", "sources": [1]},
+        ]
+        return {"findings": [*junk, good[0], good[0], *good[1:]]}
+
+    scripted.overrides["SummaryUpdate"] = junk_then_sense
+    report = await aresearch(TOPIC, **settings(rig, corpus))
+    assert "None" not in report.summary and "student" not in report.summary
+    assert report.stats.claims_dropped == 4
+    lines = report.summary.splitlines()
+    assert len(lines) == len(set(lines)) >= 2
+
+
+async def test_a_sensible_model_is_not_second_guessed(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["QueryPlan"] = {"rationale": "r", "queries": ["tides moon gravity"]}
+    scripted.overrides["SummaryUpdate"] = sensible_summary
+    scripted.overrides["Reflection"] = {
+        "is_sufficient": True,
+        "knowledge_gap": "none",
+        "follow_up_queries": ["tide tables for harbours"],
+        "scope": "focused",
+        "subtopics": [],
+    }
+    scripted.overrides["text"] = GOOD_REPORT
+    searched: list[list[str]] = []
+    report: Report | None = None
+    async for item in stream(TOPIC, **settings(rig, corpus, max_loops=3)):
+        if isinstance(item, Report):
+            report = item
+        elif item.kind == "round_start":
+            searched.append(item.data["queries"])
+    assert report is not None
+    assert searched == [[TOPIC, "tides moon gravity"]]  # its query kept verbatim; one round
+    stats = report.stats
+    assert (stats.queries_replaced, stats.sufficient_overruled, stats.claims_dropped) == (0, 0, 0)
+    assert stats.generations_stopped == 0 and not stats.extractive_report
+    assert len(text_calls(rig)) == 1 and report.markdown.startswith("# Tides")
+    assert "Tides are the rise and fall of the sea [1]" in report.markdown
+
+
+async def test_report_tokens_stream_as_events_and_a_discarded_draft_is_announced(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    replies = iter([looping("Round and round the same words go [1].")])
+    scripted.overrides["text"] = lambda _r: next(replies, GOOD_REPORT)
+    kinds: list[str] = []
+    streamed = ""
+    async for item in stream(TOPIC, **settings(rig, corpus)):
+        if isinstance(item, Report):
+            break
+        kinds.append(item.kind)
+        if item.kind == "token":
+            streamed += item.data["text"]
+    assert "discarded" in kinds and kinds.index("discarded") < len(kinds) - 1
+    assert streamed.endswith(GOOD_REPORT.strip()) or GOOD_REPORT.strip() in streamed
