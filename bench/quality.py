@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
 import os
-import pydoc
 import re
 import statistics
 import sys
@@ -52,7 +50,10 @@ QUESTIONS: list[tuple[str, str]] = [
     ("How do I write log messages to a file with severity levels?", "logging"),
     ("How do I serialize Python objects to bytes and load them back?", "pickle"),
     ("How do I read settings from an INI configuration file?", "configparser"),
-    ("How can I run functions concurrently in a pool of threads or processes?", "concurrent"),
+    (
+        "How can I run functions concurrently in a pool of threads or processes?",
+        "concurrent.futures",
+    ),
     ("How do I define a set of named constant values as a class?", "enum"),
     ("How do I cache the results of an expensive function call?", "functools"),
     ("How do I create classes with automatically generated __init__ and __repr__?", "dataclasses"),
@@ -129,18 +130,9 @@ PROMPT_SENTENCE_WORDS = 6  # an echoed run of this many prompt words counts as e
 
 def build_corpus(folder: Path) -> list[str]:
     """Write one pydoc text page per module; returns the module names written."""
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in sorted({m for _, m in QUESTIONS} | set(DISTRACTORS)):
-        target = "concurrent.futures" if name == "concurrent" else name
-        try:
-            module = importlib.import_module(target)
-        except ImportError:
-            continue
-        text = pydoc.render_doc(module, renderer=pydoc.plaintext)
-        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
-        written.append(name)
-    return written
+    from ponder.testing.corpus import pydoc_corpus
+
+    return pydoc_corpus(folder, sorted({m for _, m in QUESTIONS} | set(DISTRACTORS)))
 
 
 # -- report health, checked independently of ponder's guards ---------------------------

@@ -10,11 +10,14 @@ Everything runs on this machine against the test rig (scripted replies, or the r
 - own overhead: wall time not spent waiting on the model or search (target < 2 %)
 - parallelism: 5 queries vs 1 against a slow SearXNG (target ≤ 1.5×); 3 researchers vs 1
   against a slow scripted rig (target ≥ 2.5× faster)
+- research quality (quality.py): 24 questions over a pydoc corpus, answer page found and
+  cited, tokens and wall time, next to the figures measured before issue 10 (target with the
+  tiny model: found for ≥ 90 % of questions at fewer tokens per question than before)
 - local search (bench_search.py) and start-up times
 
 Run: ``make bench`` (or ``PYTHONPATH=src python bench/run.py``; ``--no-tiny`` skips the
-real model, ``--no-search`` the local-search benchmark, ``--tiny-growth`` adds the 8-round
-prompt-growth run with the real model).
+real model, ``--no-search`` the local-search benchmark, ``--no-quality`` the quality
+benchmark, ``--tiny-growth`` adds the 8-round prompt-growth run with the real model).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import asyncio
 import itertools
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -174,11 +178,22 @@ def growth_figures(figures: dict[str, Any]) -> dict[str, Any]:
     return figures
 
 
+def long_findings(request: ChatRequest) -> dict[str, Any]:
+    """Eight long findings, each restating a source of the prompt (so each is grounded)."""
+    prompt = str(request.messages[-1]["content"])
+    blocks = re.findall(r'<source n="(\d+)"[^>]*>\n(.*?)\n</source>', prompt, re.S)
+    findings = []
+    for i in range(8):
+        number, text = blocks[i % len(blocks)]
+        statement = f"Point {chr(97 + i)}: " + " ".join(text.split())[:280]
+        findings.append({"statement": statement, "sources": [int(number)]})
+    return {"findings": findings}
+
+
 def bench_growth_scripted(corpus: Path) -> dict[str, Any]:
     """Long findings every round, so the running summary is at its budget from round 2 on."""
-    long_claim = {"statement": "A long finding about tides and sea level " * 9, "sources": [1]}
-    summary = {"findings": [long_claim] * 10}
-    backend = ScriptedBackend(overrides={"SummaryUpdate": summary, "Reflection": fresh_followups()})
+    overrides = {"SummaryUpdate": long_findings, "Reflection": fresh_followups()}
+    backend = ScriptedBackend(overrides=overrides)
     with Rig(backend) as rig:
         config = base(rig, corpus, max_loops=8, num_ctx=4096, num_predict=512, summary_tokens=400)
         report = run(aresearch(TOPIC, **config))
@@ -397,6 +412,34 @@ def bench_researchers(corpus: Path, delay: float = 0.3) -> dict[str, Any]:
     return figures
 
 
+# -- research quality --------------------------------------------------------------------------
+
+
+def bench_quality(tiny: bool) -> dict[str, Any]:
+    """bench/quality.py for the scripted rig and the tiny model, next to the figures measured
+    before issue 10 (bench/quality-before.json)."""
+    from quality import run_quality_bench
+
+    backends = ["scripted", "tiny"] if tiny else ["scripted"]
+    results = run_quality_bench(backends, log=note)
+    before = json.loads((BENCH / "quality-before.json").read_text(encoding="utf-8"))
+    figures: dict[str, Any] = {"corpus_pages": results["corpus_pages"]}
+    for kind in backends:
+        after = results[kind]["summary"]
+        figures[kind] = {
+            "before": before[kind]["summary"],
+            "after": after,
+            "questions": results[kind]["questions"],
+        }
+    if tiny:
+        tiny_after, tiny_before = figures["tiny"]["after"], figures["tiny"]["before"]
+        figures["target_met"] = (
+            tiny_after["found_pct"] >= 90
+            and tiny_after["tokens_per_question"] < tiny_before["tokens_per_question"]
+        )
+    return figures
+
+
 # -- start-up ----------------------------------------------------------------------------------
 
 
@@ -501,6 +544,22 @@ def print_table(results: dict[str, Any]) -> None:
                 + mark(p["target_met"]),
             )
         )
+    quality = results.get("quality") or {}
+    for kind in ("scripted", "tiny"):
+        if kind in quality:
+            for when in ("before", "after"):
+                q = quality[kind][when]
+                rows.append(
+                    (
+                        f"quality {kind}, {when}",
+                        f"answer page found {q['found_pct']}%, cited {q['cited_pct']}%, "
+                        f"{q['sources_per_question']} sources, {q['tokens_per_question']:.0f} "
+                        f"tokens, {q['wall_seconds_per_question']} s (report "
+                        f"{q['report_seconds_per_question']} s), echo {q['prompt_echo_pct']}%, "
+                        f"repeated line {q['repeated_line_pct']}%"
+                        + (mark(quality.get("target_met")) if kind == "tiny" else ""),
+                    )
+                )
     search = results.get("search") or {}
     for key in ("index_1000", "index_10000"):
         if key in search:
@@ -534,6 +593,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-tiny", action="store_true", help="skip the real-model runs")
     parser.add_argument("--no-search", action="store_true", help="skip the local-search bench")
     parser.add_argument(
+        "--no-quality", action="store_true", help="skip the research-quality bench (~12 min)"
+    )
+    parser.add_argument(
         "--tiny-growth", action="store_true", help="also run 8 rounds with the tiny model (~4 min)"
     )
     parser.add_argument("--only", nargs="*", help="run only these parts (names as in the JSON)")
@@ -551,6 +613,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if not args.no_tiny:
         steps.append(("tiny", lambda: bench_tiny(corpus, growth=args.tiny_growth)))
+    if not args.no_quality:
+        steps.append(("quality", lambda: bench_quality(tiny=not args.no_tiny)))
     if not args.no_search:
         from bench_search import run_search_bench
 

@@ -8,24 +8,15 @@ point is that every part runs for real, with no Ollama and no network.
 
 from __future__ import annotations
 
-import importlib
-import pydoc
+import asyncio
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["json", "csv", "sqlite3", "pathlib", "itertools", "functools", "heapq", "bisect"]
 QUESTION = "How do I read and write JSON files in Python?"
-
-
-def build_corpus(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in MODULES:
-        module = importlib.import_module(name)
-        text = pydoc.render_doc(module, renderer=pydoc.plaintext)
-        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
-    return folder
 
 
 def main() -> int:
@@ -36,31 +27,28 @@ def main() -> int:
     os.environ.setdefault("PONDER_CACHE_DIR", str(work / "cache"))
     os.environ.setdefault("PONDER_MODEL_DIR", str(ROOT / ".cache"))
 
-    from ponder import research
     from ponder.testing import TINY_MODEL, Rig
+    from ponder.testing.corpus import pydoc_corpus
     from ponder.testing.tiny import TinyModelBackend
 
-    corpus = build_corpus(work / "corpus")
+    corpus = work / "corpus"
+    pydoc_corpus(corpus, MODULES)
     print(f"corpus: {len(MODULES)} pydoc pages in {corpus}")
-    backend = TinyModelBackend(max_predict=200)
+    backend = TinyModelBackend(max_predict=1024)  # as with Ollama, only num_predict bounds it
     print(f"tiny model loaded in {backend.load_seconds:.1f}s")
     with Rig(backend, models=(TINY_MODEL,)) as rig:
+        settings = {
+            "model": TINY_MODEL,
+            "ollama_base_url": rig.url,
+            "search": "local",
+            "docs": [str(corpus)],
+            "mode": "loop",
+            "max_loops": 2,
+            "queries_per_round": 2,
+        }
         started = time.perf_counter()
-        report = research(
-            QUESTION,
-            model=TINY_MODEL,
-            ollama_base_url=rig.url,
-            search="local",
-            docs=[str(corpus)],
-            mode="loop",
-            max_loops=2,
-            queries_per_round=2,
-            num_ctx=4096,
-            num_predict=200,
-            summary_tokens=400,
-        )
+        report, phases = asyncio.run(_run(settings))
         wall = time.perf_counter() - started
-        per_round = _per_round(rig.chat_log())
     out = work / "report.md"
     out.write_text(report.markdown, encoding="utf-8")
     stats = report.stats
@@ -70,26 +58,33 @@ def main() -> int:
         f"{stats.prompt_tokens} · completion tokens {stats.completion_tokens} · "
         f"{wall:.1f}s wall"
     )
-    for number, (calls, tokens) in enumerate(per_round, start=1):
-        print(f"  round {number}: {calls} LLM calls, {tokens} prompt tokens")
+    for phase, (tokens, seconds) in phases.items():
+        print(f"  {phase}: {tokens} tokens, {seconds:.1f}s")
+    kind = "extractive (the model's prose was unusable)" if stats.extractive_report else "written"
+    print(f"report {kind}; {stats.generations_stopped} generation(s) stopped mid-stream")
     print(f"report written to {out}")
     return 0
 
 
-def _per_round(log: list) -> list[tuple[int, int]]:
-    """LLM calls and prompt tokens per search round; a round ends with its Reflection call.
+async def _run(settings: dict[str, Any]) -> tuple[Any, dict[str, tuple[int, float]]]:
+    """The report, and tokens and seconds per phase (each search round, then the report)."""
+    from ponder import Report, stream
 
-    Calls after the last Reflection (the report) belong to no round and are left out.
-    """
-    rounds: list[tuple[int, int]] = []
-    calls = tokens = 0
-    for entry in log:
-        calls += 1
-        tokens += entry.prompt_tokens
-        if entry.schema == "Reflection":
-            rounds.append((calls, tokens))
-            calls = tokens = 0
-    return rounds
+    phases: dict[str, tuple[int, float]] = {}
+    phase = "planning"
+    report = None
+    async for item in stream(QUESTION, **settings):
+        if isinstance(item, Report):
+            report = item
+        elif item.kind == "round_start":
+            phase = f"round {item.data['round']}"
+        elif item.kind == "node_start" and item.node == "finalize_summary":
+            phase = "report"
+        elif item.kind == "node_end":
+            tokens, seconds = phases.get(phase, (0, 0.0))
+            phases[phase] = (tokens + int(item.data["tokens"]), seconds + item.data["seconds"])
+    assert report is not None
+    return report, phases
 
 
 if __name__ == "__main__":

@@ -48,10 +48,13 @@ def test_only_a_real_sources_heading_ends_the_body() -> None:
 
 
 def test_a_body_without_valid_citations_becomes_an_extractive_report() -> None:
-    composed = compose_report("tides", "# Tides\n\nNo citations here [7].", "- Moon [2]", SOURCES)
+    notes = "- Tides follow the Moon [2]\n- Unrelated chatter [1]"
+    composed = compose_report("tides", "# Tides\n\nNo citations here [7].", notes, SOURCES)
     assert composed.extractive and composed.citations_removed == 1
     assert "Extractive report" in composed.markdown and "No citations here" not in composed.markdown
-    assert "- Moon [1]" in composed.markdown and "https://b.example" in composed.markdown
+    assert "- Tides follow the Moon [1]" in composed.markdown
+    assert "chatter" not in composed.markdown  # a finding that names nothing asked is left out
+    assert "https://b.example" in composed.markdown
 
 
 def test_block_closers_in_untrusted_text_are_defused_in_any_spelling() -> None:
@@ -60,3 +63,32 @@ def test_block_closers_in_untrusted_text_are_defused_in_any_spelling() -> None:
     assert block.count("</source>") == 1 and block.endswith("</source>")
     filled = fill("<notes>\n{x}\n</notes>", x=hostile)
     assert filled.count("</notes>") == 1
+
+
+def test_extractive_quotes_skip_shared_boilerplate_and_carry_no_citations_of_their_own() -> None:
+    from ponder.services.extractive import extractive_body
+
+    header = "Generated documentation. It may be incomplete or vary between versions."
+    pages = [
+        Source(
+            number=1,
+            url="/docs/json.txt",
+            title="json",
+            origin="local",
+            passages=[f"{header}\nThe json module reads and writes JSON files, see [2]."],
+            locations=[""],
+        ),
+        Source(
+            number=2,
+            url="/docs/csv.txt",
+            title="csv",
+            origin="local",
+            passages=[f"{header}\nThe csv module reads rows of comma separated files."],
+            locations=[""],
+        ),
+    ]
+    body = extractive_body("How do I read JSON files?", "", pages)
+    assert "Generated documentation" not in body  # found in both: a header, not an answer
+    assert "> The json module reads and writes JSON files, see (2)." in body
+    assert "> — json [1]" in body and "> — csv [2]" in body
+    assert body.index("— json [1]") < body.index("— csv [2]")  # most relevant first

@@ -343,6 +343,57 @@ def wait_for(condition: Any, timeout: float = 30.0) -> None:
         time.sleep(0.05)
 
 
+def run_in_terminal(args: list[str], cwd: Path, timeout: float = 90) -> str:
+    """Run ``ponder`` with a pseudo-terminal as stdin, stdout and stderr; return its screen."""
+    import pty
+    import select
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ponder", *args],
+        cwd=cwd,
+        env={**child_env(), "TERM": "xterm"},
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+    )
+    os.close(follower)
+    captured = bytearray()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([leader], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed: the command is done
+                break
+            if not chunk:
+                break
+            captured.extend(chunk)
+        elif process.poll() is not None:
+            break
+    process.wait(timeout=10)
+    os.close(leader)
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", captured.decode(errors="replace"))
+
+
+def test_the_report_is_shown_as_it_is_written_under_the_progress_line(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path, workdir: Path
+) -> None:
+    from ponder.testing import Reply
+
+    loop = itertools.cycle(["Round ", "and ", "round ", "we ", "go ", "[1].", "\n"])
+    drafts = iter([Reply(pieces=loop, piece_delay=0.05)])
+    final = "# Tides\n\nThe Moon raises the tides [1].\n"
+    slow_final = Reply(pieces=[final[i : i + 4] for i in range(0, len(final), 4)], piece_delay=0.05)
+    scripted.overrides["text"] = lambda _request: next(drafts, slow_final)
+    screen = run_in_terminal([TOPIC, *rig_flags(rig, corpus)], cwd=workdir)
+    assert "Round and round we go" in screen  # the draft, live under the progress line
+    assert "draft discarded" in screen
+    saved = (workdir / "how-do-tides-work.md").read_text(encoding="utf-8")
+    assert "Round and round" not in saved and "The Moon raises the tides [1]." in saved
+
+
 def test_progress_view_follows_the_deep_pipeline() -> None:
     from ponder.events import ProgressEvent
     from ponder.interfaces.progress import ProgressState

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from support import over_corpus, sensible_summary
+import pytest
+from support import over_corpus, sensible_summary, tiny_settings
 
 from ponder import Report, aresearch, stream
 from ponder.prompts import REPORT_SYSTEM, templates
@@ -198,3 +199,47 @@ async def test_report_tokens_stream_as_events_and_a_discarded_draft_is_announced
             streamed += item.data["text"]
     assert "discarded" in kinds and kinds.index("discarded") < len(kinds) - 1
     assert streamed.endswith(GOOD_REPORT.strip()) or GOOD_REPORT.strip() in streamed
+
+
+async def test_langgraph_clients_get_the_report_on_the_messages_stream_and_no_json(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    from ponder.graphs.studio import graph
+
+    scripted.overrides["text"] = GOOD_REPORT
+    config = {"configurable": settings(rig, corpus)}
+    nodes: set[str] = set()
+    text = ""
+    async for chunk, metadata in graph.astream({"topic": TOPIC}, config, stream_mode="messages"):
+        nodes.add(metadata["langgraph_node"])
+        text += str(chunk.content)
+    assert nodes == {"finalize_summary"}  # the JSON decisions stay off the chat stream
+    assert text == GOOD_REPORT
+
+
+@pytest.mark.tiny
+@pytest.mark.timeout(600)
+async def test_the_tiny_model_yields_a_clean_cited_report_on_real_documentation(
+    tiny_rig: Rig, tmp_path: Path
+) -> None:
+    """The 270M model echoes and loops; what the user gets is still clean and cites json."""
+    from ponder.testing.corpus import pydoc_corpus
+
+    modules = ["json", "csv", "sqlite3", "pathlib", "itertools", "functools", "heapq", "bisect"]
+    pydoc_corpus(tmp_path / "pydoc", modules)
+    report = await aresearch(
+        "How do I read and write JSON files in Python?",
+        **tiny_settings(
+            tiny_rig,
+            tmp_path / "pydoc",
+            mode="loop",
+            max_loops=2,
+            queries_per_round=2,
+            num_ctx=4096,
+            num_predict=256,
+            evidence_tokens=800,
+        ),
+    )
+    assert_clean(report.markdown)
+    assert "json" in {Path(s.url).stem for s in report.cited_sources()}
+    assert 1 <= report.stats.rounds <= 2

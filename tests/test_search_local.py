@@ -245,3 +245,17 @@ def test_files_over_the_size_limit_are_skipped_with_a_warning(
     stats = local.index([docs], warn=warnings.append)
     assert stats.indexed == 1 and stats.skipped == 1
     assert any("huge.md" in w and "larger than" in w for w in warnings)
+
+
+DEMO_MODULES = ["json", "csv", "sqlite3", "pathlib", "itertools", "functools", "heapq", "bisect"]
+
+
+def test_question_words_do_not_outrank_the_topic_on_real_documentation(tmp_path: Path) -> None:
+    """'do' and 'i' are in every pydoc page; the demo question must rank on json, read, files."""
+    from ponder.testing.corpus import pydoc_corpus
+
+    pydoc_corpus(tmp_path / "pydoc", DEMO_MODULES)
+    hits = indexed(tmp_path / "pydoc").search("How do I read and write JSON files in Python?", 3)
+    assert Path(hits[0].url).stem == "json", [Path(h.url).stem for h in hits]
+    assert query_words("How do I read JSON files?") == ["read", "json", "files"]
+    assert query_words("Wie lese ich JSON?") == ["lese", "json"]  # German function words too

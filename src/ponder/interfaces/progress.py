@@ -62,6 +62,7 @@ class ProgressState:
         data = event.data
         if event.kind == "node_start":
             self.phase = PHASES.get(event.node, event.node.replace("_", " "))
+            self.draft_note = ""
         elif event.kind == "node_end":
             self.tokens += int(data.get("tokens") or 0)
         elif event.kind == "round_start":
@@ -79,7 +80,6 @@ class ProgressState:
             self.queries = [str(s) for s in data.get("subtopics") or []]
         elif event.kind == "token":
             self.draft += str(data.get("text") or "")
-            self.draft_note = ""
         elif event.kind == "discarded":
             self.draft = ""
             self.draft_note = f"draft discarded: {data.get('reason') or 'unusable'}"
@@ -182,10 +182,9 @@ class ProgressView:
 
     def _draft_rows(self) -> list[Text]:
         """The last lines of the report being written, so the wait shows its progress."""
-        if self.state.draft_note:
-            return [Text(f"  {self.state.draft_note}", style="yellow")]
+        note = [Text(f"  {self.state.draft_note}", style="yellow")] if self.state.draft_note else []
         lines = [line for line in self.state.draft.splitlines() if line.strip()]
-        return [
+        return note + [
             Text(f"  {line}", style="dim", overflow="ellipsis", no_wrap=True)
             for line in lines[-DRAFT_LINES_SHOWN:]
         ]

@@ -65,6 +65,7 @@ async def _by_section(
         section = await write_prose(ctx, Prompt.simple(system, user), sources)
         if not section:
             ctx.count("sections_from_notes")
-            section = "\n".join([f"## {note['topic']}", *cited_findings(note["summary"])])
+            findings = cited_findings(note["summary"], f"{topic} {note['topic']}")
+            section = "\n".join([f"## {note['topic']}", *findings])
         parts.append(section)
     return "\n\n".join(parts)

@@ -13,6 +13,7 @@ from ponder.services.citations import cited_numbers, defuse
 from ponder.services.reader import bm25_scores, chunk_text
 from ponder.services.sources import Source
 from ponder.services.vetting import is_reading_note
+from ponder.services.words import shares_content
 
 NOTE = (
     "*Extractive report: the model's own text was unusable, so this report lists the cited "
@@ -25,7 +26,7 @@ QUOTE_CHARS = 320
 def extractive_body(topic: str, notes: str, sources: list[Source]) -> str:
     """Markdown body: the note, the cited findings, then quotes, every claim cited."""
     parts = [NOTE]
-    findings = cited_findings(notes)
+    findings = cited_findings(notes, topic)
     if findings:
         parts.append("## Findings\n\n" + "\n".join(findings))
     chosen = most_relevant(sources, topic, QUOTES)
@@ -36,24 +37,37 @@ def extractive_body(topic: str, notes: str, sources: list[Source]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def cited_findings(notes: str) -> list[str]:
-    """Lines of the notes worth showing: headings and cited findings, each once."""
+def cited_findings(notes: str, topic: str) -> list[str]:
+    """Lines of the notes worth showing: headings, and cited findings about the topic (or
+    their section's sub-topic), each once.
+
+    The bar is higher than for the summary: this report exists because the model is weak,
+    and a finding that names nothing the question names reads as noise here.
+    """
     kept: list[str] = []
     seen: set[str] = set()
+    section = ""
     for raw in notes.splitlines():
         line = raw.strip()
         key = " ".join(line.lower().split())
         if not line or key in seen or is_reading_note(line) or guard.echoes_prompt(line):
             continue
         if line.startswith("#"):
-            line = "### " + line.lstrip("# ")
-        elif not cited_numbers(line):
+            section = line.lstrip("# ")
+            line = "### " + section
+        elif not cited_numbers(line) or not shares_content(line, [topic, section]):
             continue
         seen.add(key)
         kept.append(line if line.startswith(("#", "- ")) else f"- {line}")
-    while kept and kept[-1].startswith("#"):  # a heading with nothing under it
-        kept.pop()
-    return kept
+    return _without_empty_headings(kept)
+
+
+def _without_empty_headings(lines: list[str]) -> list[str]:
+    return [
+        line
+        for i, line in enumerate(lines)
+        if not line.startswith("#") or (i + 1 < len(lines) and not lines[i + 1].startswith("#"))
+    ]
 
 
 def most_relevant(sources: list[Source], topic: str, limit: int) -> list[Source]:

@@ -31,6 +31,7 @@ from ponder.services.words import STOPWORDS
 
 Warn = Callable[[str], None]
 Progress = Callable[[int, int], None]
+Passage = tuple[str, int, int, int | None, str]  # title, start, end, page, text
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -53,15 +54,23 @@ WITH top AS MATERIALIZED (
     SELECT rowid AS id, bm25(passages, 2.0, 1.0) AS score FROM passages
     WHERE passages MATCH ? ORDER BY score LIMIT ?
 )
-SELECT f.path, f.title, c.start, c.end, c.page, p.body
-FROM top
-JOIN chunks AS c ON c.id = top.id
-JOIN files AS f ON f.id = c.file_id
-JOIN passages AS p ON p.rowid = top.id
+SELECT f.path FROM top JOIN chunks AS c ON c.id = top.id JOIN files AS f ON f.id = c.file_id
 ORDER BY top.score
 """
+# The best passages of one file for a query.
+_IN_FILE = """
+SELECT f.title, c.start, c.end, c.page, passages.body
+FROM passages JOIN chunks AS c ON c.id = passages.rowid JOIN files AS f ON f.id = c.file_id
+WHERE passages MATCH ? AND f.path = ? ORDER BY bm25(passages, 2.0, 1.0) LIMIT ?
+"""
+_COUNT_MATCHES = "SELECT count(*) FROM (SELECT 1 FROM passages WHERE passages MATCH ? LIMIT ?)"
+_COUNT_FILES = (
+    "SELECT count(*) FROM (SELECT DISTINCT c.file_id FROM passages JOIN chunks AS c "
+    "ON c.id = passages.rowid WHERE passages MATCH ? LIMIT ?)"
+)
 _COMMON_FRACTION = 3  # a word in more than 1/3 of passages barely moves BM25
 _PRUNE_FROM = 2000  # passages; below this, every word is cheap enough to score
+_FILE_SPREAD_FROM = 4  # files; in a smaller folder every word may matter
 
 
 def _ignore(_: str) -> None:
@@ -182,48 +191,67 @@ class LocalIndex:
         return IndexStatus(self.db_path, len(rows) - skipped, stale, skipped, passages)
 
     def search(self, query: str, max_results: int, per_file: int = 2) -> list[SearchResult]:
-        """The ``max_results`` best files by BM25 (title weighted double), one result each.
+        """The ``max_results`` best files, one result each with its ``per_file`` best passages.
 
-        A file's result holds its ``per_file`` best passages, so the results of one query
-        are distinct sources rather than several pieces of the same one.
+        Files are chosen by BM25 (title weighted double) on the words that tell files apart;
+        the passages within a chosen file by BM25 on every word of the query, so "read JSON
+        files" picks the json page for "json", then its passage about reading files.
         """
         words = query_words(query)
         if not words or max_results <= 0:
             return []
         with self._lock:
-            match = fts_query(self._drop_common(words))
-            rows = self._conn.execute(_QUERY, (match, max_results * 8)).fetchall()
-        hits: dict[str, list[tuple[str, int, int, int | None, str]]] = {}
-        for path, title, start, end, page, body in rows:
-            passages = hits.setdefault(path, []) if len(hits) < max_results else hits.get(path)
-            if passages is not None and len(passages) < per_file:
-                passages.append((title, start, end, page, body))
-        return [_result(path, passages, words) for path, passages in hits.items()]
+            cheap = self._drop_frequent(words)
+            rows = self._conn.execute(
+                _QUERY, (fts_query(self._discriminating(cheap)), max_results * 8)
+            ).fetchall()
+            chosen = list(dict.fromkeys(path for (path,) in rows))[:max_results]
+            best = {
+                path: self._conn.execute(_IN_FILE, (fts_query(cheap), path, per_file)).fetchall()
+                for path in chosen
+            }
+        return [_result(path, best[path], words) for path in chosen if best[path]]
 
-    def _drop_common(self, words: list[str]) -> list[str]:
-        """Leave out words found in a large share of passages (caller holds the lock).
+    def _discriminating(self, words: list[str]) -> list[str]:
+        """The words that tell files apart (caller holds the lock).
 
-        Their BM25 weight is near zero, yet scoring every passage they match is what makes
-        a query slow on a big index. Counting stops at the threshold, so this stays cheap.
+        A word found in half of the files or more ("python" across a folder of Python
+        docs, "files" in every page footer) matches every candidate; left in, several of
+        them outscore the one rare word that names the topic. Counting stops at half the
+        files, so this stays cheap. When no word is left, the words that occur at all are
+        used.
         """
         if len(words) < 2:
             return words
-        total = self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        if total < _PRUNE_FROM:
+        files = self._conn.execute("SELECT count(DISTINCT file_id) FROM chunks").fetchone()[0]
+        spread = {w: self._files_with(w, (files + 1) // 2) for w in words}
+        found = [w for w in words if spread[w]]
+        kept = [w for w in found if files < _FILE_SPREAD_FROM or 2 * spread[w] < files]
+        return kept or found or words
+
+    def _drop_frequent(self, words: list[str]) -> list[str]:
+        """On a big index, leave out words found in a third of the passages (caller holds
+        the lock): they barely move BM25, yet scoring every passage they match is what
+        makes a query slow. Counting stops at the threshold."""
+        if len(words) < 2:
             return words
-        limit = total // _COMMON_FRACTION
-        counting = "SELECT count(*) FROM (SELECT 1 FROM passages WHERE passages MATCH ? LIMIT ?)"
+        passages = self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        if passages < _PRUNE_FROM:
+            return words
+        limit = passages // _COMMON_FRACTION
         kept = [
             w
             for w in words
-            if self._conn.execute(counting, (fts_query([w]), limit)).fetchone()[0] < limit
+            if self._conn.execute(_COUNT_MATCHES, (fts_query([w]), limit)).fetchone()[0] < limit
         ]
         return kept or words
 
+    def _files_with(self, word: str, limit: int) -> int:
+        """In how many files ``word`` occurs, counting no further than ``limit``."""
+        return int(self._conn.execute(_COUNT_FILES, (fts_query([word]), limit)).fetchone()[0])
 
-def _result(
-    path: str, passages: list[tuple[str, int, int, int | None, str]], words: Sequence[str]
-) -> SearchResult:
+
+def _result(path: str, passages: list[Passage], words: Sequence[str]) -> SearchResult:
     """One file's hit: its best passages in file order, each located."""
     title = passages[0][0]
     snippet = _snippet(passages[0][4], words)
