@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ponder.services import guard
 from ponder.services.citations import cited_numbers, defuse
-from ponder.services.reader import bm25_scores, chunk_text
+from ponder.services.reader import bm25_scores
 from ponder.services.sources import Source
 from ponder.services.vetting import is_reading_note
 from ponder.services.words import shares_content
@@ -89,20 +89,43 @@ def boilerplate(sources: list[Source]) -> set[str]:
 
 
 def quote(source: Source, topic: str, shared: set[str] | None = None) -> str:
-    """A short quote of the source's passage most relevant to the topic, with its citation."""
-    lines = [x for p in source["passages"] for x in p.splitlines()]
-    text = "\n".join(x for x in lines if _line_key(x) not in (shared or set()))
-    spans = chunk_text(text, target=QUOTE_CHARS, limit=QUOTE_CHARS + QUOTE_CHARS // 4)
-    pieces = [text[a:b] for a, b in spans]
-    if not pieces:
+    """A short quote of the source's passage most relevant to the topic, with its citation.
+
+    Candidates are runs of whole lines (so a quote starts where a line of the page does),
+    never across two passages, without lines shared with other sources.
+    """
+    windows = [
+        window
+        for passage in source["passages"]
+        for window in _windows(
+            [x.strip() for x in passage.splitlines() if x.strip() and x.strip() != "…"],
+            shared or set(),
+        )
+    ]
+    if not windows:
         return ""
-    scores = bm25_scores(pieces, topic)
-    best = max(range(len(pieces)), key=lambda i: (scores[i], -i))
-    excerpt = defuse(" ".join(pieces[best].split()))
+    # No length normalisation: a window's tail is a shorter window that must not win by it.
+    scores = bm25_scores(windows, topic, b=0.0)
+    best = max(range(len(windows)), key=lambda i: (scores[i], -i))
+    excerpt = defuse(" ".join(windows[best].split()))
     if len(excerpt) > QUOTE_CHARS:
         excerpt = excerpt[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
     title = " ".join((source["title"] or source["url"]).split())
     return f"> {excerpt}\n>\n> — {title} [{source['number']}]"
+
+
+def _windows(lines: list[str], shared: set[str]) -> list[str]:
+    """Runs of consecutive lines of about QUOTE_CHARS, each starting at a line."""
+    kept = [line for line in lines if _line_key(line) not in shared]
+    windows = []
+    for start in range(len(kept)):
+        text = ""
+        for line in kept[start:]:
+            if text and len(text) + len(line) > QUOTE_CHARS:
+                break
+            text = f"{text} {line}".strip()
+        windows.append(text)
+    return windows
 
 
 def _line_key(line: str) -> str:
