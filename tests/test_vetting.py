@@ -1,0 +1,151 @@
+"""The checks on what a model writes, as pure functions: they catch the weak model's junk and
+let a sensible answer through untouched."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ponder.prompts import REPORT_SYSTEM, SUMMARY_SYSTEM
+from ponder.services import guard
+from ponder.services.vetting import (
+    evidence,
+    reading_note,
+    replacement_queries,
+    usable_claims,
+    vet_queries,
+)
+from ponder.services.words import content_words, stem
+
+TOPIC = "How do I read and write JSON files in Python?"
+FEW_WORDS = ["sea", "moon", "tide", "sun", "wave", "sand"]
+
+# What a capable model writes: headings, a list, code, repeated key terms — and no loop.
+SENSIBLE_REPORT = """# Reading and writing JSON files in Python
+
+Python's standard library handles JSON with the `json` module [1]. To read a file, open it
+and pass the file object to `json.load()`, which returns the decoded Python object [1].
+To write, `json.dump(obj, fp)` serialises an object to a file opened for writing [1].
+
+## Options that matter
+
+- `indent=2` makes the output readable by people [1].
+- `ensure_ascii=False` keeps non-ASCII text as it is instead of escaping it [2].
+- `sort_keys=True` gives a stable key order, which keeps diffs small [2].
+
+For strings rather than files, `json.loads()` and `json.dumps()` do the same work [1].
+Invalid input raises `json.JSONDecodeError`, which names the line and column [2].
+
+```python
+with open("data.json", encoding="utf-8") as fp:
+    data = json.load(fp)
+```
+"""
+
+
+def test_a_sensible_report_passes_every_check() -> None:
+    assert guard.problem(SENSIBLE_REPORT) is None
+    check = guard.StreamCheck()
+    assert all(check.feed(SENSIBLE_REPORT[i : i + 7]) is None for i in range(0, 2000, 7))
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (REPORT_SYSTEM, "instructions"),
+        ("Sure. " + SUMMARY_SYSTEM[:120] + " And then some.", "instructions"),
+        ("Here it is:\n<source n='1'>the data</source>", "<source>"),
+        ("- None [2][1][3]\n- None [2][1][3]\n- None [2][1][3]\n", "line is repeated"),
+        ("The json module reads files.\nThe json module reads files.\n", "line is repeated"),
+        ("It reads JSON data from a file. It is fast. It reads JSON data from a file.", "sentence"),
+        ("the json module the json module " * 6, "repeated"),
+        (" ".join(random.Random(3).choices(FEW_WORDS, k=80)), "a few words"),
+    ],
+)
+def test_echoes_and_loops_are_named(text: str, reason: str) -> None:
+    found = guard.problem(text)
+    assert found is not None and reason in found.reason
+
+
+def test_a_stream_is_stopped_at_the_first_repeated_line() -> None:
+    check = guard.StreamCheck()
+    line = "The Moon pulls the oceans into two bulges [1].\n"
+    assert check.feed(line) is None
+    assert check.feed(line) is not None  # the second copy, not the hundredth
+
+
+def test_a_stream_check_can_watch_for_more() -> None:
+    check = guard.StreamCheck(lambda text: "no citation yet" if len(text) > 40 else None)
+    assert check.feed("Some words without a source.\n") is None
+    found = check.feed("And more words, still without any source at all.\n")
+    assert found is not None and found.reason == "no citation yet"
+
+
+def test_thinking_is_not_held_against_the_answer() -> None:
+    check = guard.StreamCheck()
+    assert check.feed("<think>loop loop loop\nloop loop loop\nloop loop loop\n") is None
+
+
+def test_junk_queries_are_replaced_and_sensible_ones_kept_verbatim() -> None:
+    vetted = vet_queries(
+        ["rationale", "is_sufficient", "json.load file example", "JSON.LOAD file example "],
+        topic=TOPIC,
+        already=[TOPIC],
+        limit=3,
+        gap="how encodings are handled",
+    )
+    assert vetted.queries[0] == "json.load file example"
+    assert vetted.replaced == 2  # the repeat of a query is no junk, only skipped
+    assert len(vetted.queries) == 3
+    for replacement in vetted.queries[1:]:
+        assert "json" in replacement and "rationale" not in replacement
+    assert "encodings" in vetted.queries[1]  # the gap's terms come first
+
+
+def test_replacements_never_repeat_what_ran() -> None:
+    first = replacement_queries(TOPIC, "", [TOPIC])
+    assert len(first) == len(set(first)) >= 4
+    assert not set(replacement_queries(TOPIC, "", [TOPIC, *first]))
+
+
+def test_claims_must_say_something_a_cited_source_says() -> None:
+    texts = {
+        1: "json.load(fp) deserializes fp, a file-like object containing a JSON document.",
+        2: "csv.reader(csvfile) returns a reader object that iterates over lines.",
+    }
+    claims = [
+        ("None", [1]),
+        ("How do I read and write JSON files in Python?", [1]),
+        ("I want to write the answer to the file", [1]),
+        ("The following information is provided for this study", [1]),
+        ("json.load deserializes a JSON document from a file object", [1]),
+        ("json.load deserializes a JSON document from a file object", [1]),
+        ("json.load deserializes a JSON document from a file object", [2]),  # wrong source
+        ("csv.reader iterates over the lines of a file", [2]),
+    ]
+    assert usable_claims(claims, TOPIC, texts) == [4, 7]
+
+
+def test_evidence_counts_cited_substance_only() -> None:
+    summary = "\n".join(
+        [
+            "- json.load reads a JSON document from a file [1]",
+            "- json.dump writes an object to a file [1][2]",
+            "- indent makes the output readable [3]",
+            "- no citation here at all",
+            reading_note("json files", "json", 4),
+        ]
+    )
+    found = evidence(summary, [TOPIC])
+    assert (found.findings, found.sources, found.on_topic) == (3, 3, True)
+    assert found.backs(3, 2) and not found.backs(4, 2) and not found.backs(3, 4)
+    assert not evidence(summary, ["tides and the Moon"]).backs(3, 2)
+
+
+def test_question_words_are_not_content_and_stems_meet() -> None:
+    assert content_words(TOPIC) == ["read", "write", "json", "files", "python"]
+    assert content_words("Comment lire un fichier JSON ?") == ["lire", "fichier", "json"]
+    pairs = [("tides", "tide"), ("files", "file"), ("parsing", "parse"), ("studies", "study")]
+    for left, right in pairs:
+        assert stem(left) == stem(right)
