@@ -243,3 +243,29 @@ async def test_the_tiny_model_yields_a_clean_cited_report_on_real_documentation(
     assert_clean(report.markdown)
     assert "json" in {Path(s.url).stem for s in report.cited_sources()}
     assert 1 <= report.stats.rounds <= 2
+
+
+async def test_the_deep_pipeline_rejects_junk_briefs_questions_and_sub_topics(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    from ponder.prompts import BRIEF_SYSTEM, CLARIFY_SYSTEM
+
+    scripted.overrides["Clarification"] = {
+        "need_clarification": True,
+        "question": CLARIFY_SYSTEM[:200],
+        "verification": "",
+    }
+    scripted.overrides["ResearchBrief"] = {"brief": BRIEF_SYSTEM}
+    decisions = iter([["reflection", "knowledge gap", "moon and tides"]])
+    scripted.overrides["SupervisorDecision"] = lambda _r: {
+        "reflection": "r",
+        "subtopics": next(decisions, []),
+        "research_complete": False,
+    }
+    report = await aresearch(TOPIC, **settings(rig, corpus, mode="deep"))  # no ask=: no pause
+    plans = [e for e in rig.chat_log() if e.schema == "QueryPlan"]
+    assert [e.messages[-1]["content"].splitlines()[0] for e in plans] == ["Topic: moon and tides"]
+    brief = next(e for e in rig.chat_log() if e.schema == "SupervisorDecision").messages[-1]
+    assert f"Brief: {TOPIC}" in brief["content"]  # the echoed brief was replaced by the request
+    assert report.stats.texts_rejected == 4  # the question, the brief, two sub-topics
+    assert "## Sources" in report.markdown

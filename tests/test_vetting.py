@@ -149,3 +149,12 @@ def test_question_words_are_not_content_and_stems_meet() -> None:
     pairs = [("tides", "tide"), ("files", "file"), ("parsing", "parse"), ("studies", "study")]
     for left, right in pairs:
         assert stem(left) == stem(right)
+
+
+def test_sub_topics_made_of_the_prompts_own_words_are_junk() -> None:
+    from ponder.services.vetting import is_junk_subtopic
+
+    for junk in ("reflection", "knowledge gap", "subtopics", "research_complete", "--"):
+        assert is_junk_subtopic(junk, "Oceans"), junk
+    for fine in ("tides", "ocean research methods", "Oceans"):
+        assert not is_junk_subtopic(fine, "Oceans"), fine

@@ -125,6 +125,14 @@ SECTION_SYSTEM = (
 SECTION_USER = "Request: {topic}\n\nNotes for this section:\n<notes>\n{notes}\n</notes>"
 
 
+# Field names of the structured answers above; a weak model sometimes writes them as content.
+SCHEMA_FIELDS = (
+    "rationale queries is_sufficient knowledge_gap follow_up_queries scope subtopics findings "
+    "statement sources need_clarification question verification brief reflection "
+    "research_complete"
+)
+
+
 def templates() -> list[str]:
     """Every fixed prompt text, so that a model's answer can be checked for echoes of it."""
     return [v for k, v in globals().items() if k.isupper() and isinstance(v, str)]

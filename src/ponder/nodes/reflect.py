@@ -10,11 +10,10 @@ from pydantic import BaseModel, Field, create_model
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.query import SearchPhrase
-from ponder.services import guard
 from ponder.services.llm import Prompt
 from ponder.services.vetting import (
     evidence,
-    has_words,
+    is_junk_subtopic,
     normalise,
     replacement_queries,
     vet_queries,
@@ -61,7 +60,7 @@ async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     result = await ctx.llm().structured(schema, prompt, fallback)
     summary = state.get("running_summary") or ""
     sufficient = result.is_sufficient and _backed(summary, state, ctx)
-    scope, subtopics = _scope(result)
+    scope, subtopics = _scope(result, topic)
     gap = result.knowledge_gap
     queries: list[str] = []
     if not sufficient and state.get("research_loop_count", 0) < ctx.config.max_loops:
@@ -109,8 +108,8 @@ def _backed(summary: str, state: LoopState, ctx: NodeContext) -> bool:
     return False
 
 
-def _scope(result: Reflection) -> tuple[Literal["focused", "broad"], list[str]]:
+def _scope(result: Reflection, topic: str) -> tuple[Literal["focused", "broad"], list[str]]:
     """'broad' stands only with at least two real sub-topics to hand to researchers."""
-    subtopics = [s for s in result.subtopics if has_words(s) and not guard.echoes_prompt(s)]
+    subtopics = [s for s in result.subtopics if not is_junk_subtopic(s, topic)]
     broad = result.scope == "broad" and len({normalise(s) for s in subtopics}) >= 2
     return ("broad" if broad else "focused"), subtopics

@@ -19,7 +19,7 @@ from ponder.nodes.query import SearchPhrase
 from ponder.services.citations import remap
 from ponder.services.llm import Prompt
 from ponder.services.sources import Source, next_number, source_key
-from ponder.services.vetting import has_words, normalise
+from ponder.services.vetting import is_junk_subtopic, normalise
 
 
 class SupervisorDecision(BaseModel):
@@ -55,15 +55,24 @@ def merge_results(
     return merged, notes
 
 
-def fresh_subtopics(candidates: list[str], assigned: list[str]) -> list[str]:
+def fresh_subtopics(
+    candidates: list[str], assigned: list[str], topic: str
+) -> tuple[list[str], int]:
+    """Sub-topics not assigned before, and how many were junk: one made of the prompt's own
+    words (a weak model's "reflection") would send a researcher after nothing."""
     seen = {normalise(t) for t in assigned}
     fresh = []
-    for topic in candidates:
-        key = normalise(topic)
-        if key and key not in seen and has_words(key):
-            seen.add(key)
-            fresh.append(" ".join(topic.split())[:200])
-    return fresh
+    junk = 0
+    for subtopic in candidates:
+        key = normalise(subtopic)
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        if is_junk_subtopic(subtopic, topic):
+            junk += 1
+        else:
+            fresh.append(" ".join(subtopic.split())[:200])
+    return fresh, junk
 
 
 def notes_text(state: DeepState, extra: list[Note]) -> str:
@@ -98,7 +107,9 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
         candidates += seeds  # what the loop saw is researched even if the model says done
         if not complete:
             candidates += decision.subtopics
-    fresh = fresh_subtopics(candidates, state.get("assigned", []))
+    fresh, junk = fresh_subtopics(candidates, state.get("assigned", []), state["topic"])
+    if junk:
+        ctx.count("texts_rejected", junk)
     if done_rounds == 0 and not fresh:
         fresh = [state["topic"]]  # the first round always researches something
     slots = ctx.config.max_concurrent_researchers

@@ -152,6 +152,8 @@ class LLM:
                 reply, stopped = await self._stream(messages, rejected, live, watch)
             except ModelCallError as exc:
                 problem = str(exc)
+                if live:  # part of a draft may have been shown before the call broke
+                    self._emit("discarded", reason=problem)
                 continue
             issue = stopped.reason if stopped else self._review(reply, accept)
             if issue is None:

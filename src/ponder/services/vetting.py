@@ -6,8 +6,9 @@ cannot spoil the research:
 - a search query must be about the research: it shares a content word with the topic, the
   brief, the summary or the named gap, and does not echo the prompt. A query that fails is
   replaced by one built from the topic and the gap;
-- a claim in the summary must say something: no empty or placeholder statements, no
-  duplicates, no restated question, no copied instructions;
+- a claim in the summary must say something a source it cites says: no placeholders or
+  bare titles, no duplicates, no restated question, no copied instructions, and most of
+  its words found in the cited source;
 - "sufficient" must be backed by the summary: enough findings about the topic, citing
   enough distinct sources.
 
@@ -16,6 +17,7 @@ A sensible model's output passes every check unchanged.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from ponder.services.citations import cited_numbers
 from ponder.services.words import content_words, shares_content, stem, stems, words
 
 MAX_QUERY_CHARS = 300
+MIN_CLAIM_WORDS = 3  # "Tides follow the Moon"; a bare title such as "Tide notes 15" is not
 # Placeholders a weak model writes instead of a finding.
 _PLACEHOLDERS = frozenset(
     {"none", "null", "nil", "na", "unknown", "nothing", "todo", "tbd", "placeholder", "example"}
@@ -91,6 +94,25 @@ def vet_queries(
     return VettedQueries(kept, replaced=junk)
 
 
+@functools.cache
+def _prompt_vocabulary() -> frozenset[str]:
+    """Stems of every word of ponder's prompts and of its schemas' field names."""
+    from ponder import prompts
+
+    text = " ".join([*prompts.templates(), prompts.SCHEMA_FIELDS.replace("_", " ")])
+    return frozenset(stems(text))
+
+
+def is_junk_subtopic(subtopic: str, topic: str) -> bool:
+    """A sub-topic made only of the prompt's own words (beyond the topic's): "reflection",
+    "knowledge gap", "subtopics". Unlike a query it need not share a word with the topic:
+    "tides" is a fine sub-topic of "Oceans"."""
+    if not has_words(subtopic) or guard.echoed_words(subtopic) >= guard.ECHO_NGRAM:
+        return True
+    own = stems(subtopic) - stems(topic)
+    return not stems(subtopic) or (bool(own) and own <= _prompt_vocabulary())
+
+
 def key_terms(text: str, limit: int) -> list[str]:
     """The first distinct content words of ``text``, in order."""
     return list(dict.fromkeys(content_words(text)))[:limit]
@@ -129,7 +151,7 @@ def is_empty_claim(statement: str, topic: str) -> bool:
     """A placeholder, the writer talking about itself, a loop, copied instructions, or the
     question restated: nothing a source said."""
     words = content_words(statement)
-    if not words or all(w in _PLACEHOLDERS for w in words):
+    if len(words) < MIN_CLAIM_WORDS or all(w in _PLACEHOLDERS for w in words):
         return True
     if _FIRST_PERSON.match(statement) or guard.problem(statement) is not None:
         return True
@@ -141,8 +163,8 @@ def is_empty_claim(statement: str, topic: str) -> bool:
 def grounded(statement: str, cited_texts: Iterable[str]) -> bool:
     """Whether at least half of the claim's content words (and two) occur in a cited text.
 
-    A finding restates what a source says, so it shares its words; boilerplate a weak
-    model invents ("The following information is provided…") does not.
+    A finding restates what a source says, so it shares its words; text a weak model
+    makes up mostly does not.
     """
     mine = stems(statement)
     needed = max(min(2, len(mine)), (len(mine) + 1) // 2)
@@ -208,7 +230,7 @@ def evidence(summary: str, about: Sequence[str]) -> Evidence:
     on_topic = False
     for line in summary.splitlines():
         numbers = cited_numbers(line)
-        if is_reading_note(line) or not numbers or len(content_words(line)) < 3:
+        if is_reading_note(line) or not numbers or len(content_words(line)) < MIN_CLAIM_WORDS:
             continue
         findings += 1
         cited.update(numbers)
