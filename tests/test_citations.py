@@ -15,6 +15,17 @@ def source(number: int, url: str) -> Source:
 SOURCES = [source(1, "https://a.example"), source(2, "https://b.example")]
 
 
+def page(number: int, title: str, text: str) -> Source:
+    return Source(
+        number=number,
+        url=f"/docs/{title}.txt",
+        title=title,
+        origin="local",
+        passages=[text],
+        locations=[""],
+    )
+
+
 def test_groups_and_adjacent_citations_are_read_in_order() -> None:
     assert cited_numbers("x [2][1] y [1, 2; 3] z") == [2, 1, 3]
 
@@ -70,22 +81,8 @@ def test_extractive_quotes_skip_shared_boilerplate_and_carry_no_citations_of_the
 
     header = "Generated documentation. It may be incomplete or vary between versions."
     pages = [
-        Source(
-            number=1,
-            url="/docs/json.txt",
-            title="json",
-            origin="local",
-            passages=[f"{header}\nThe json module reads and writes JSON files, see [2]."],
-            locations=[""],
-        ),
-        Source(
-            number=2,
-            url="/docs/csv.txt",
-            title="csv",
-            origin="local",
-            passages=[f"{header}\nThe csv module reads rows of comma separated files."],
-            locations=[""],
-        ),
+        page(1, "json", f"{header}\nThe json module reads and writes JSON files, see [2]."),
+        page(2, "csv", f"{header}\nThe csv module reads rows of comma separated files."),
     ]
     body = extractive_body("How do I read JSON files?", "", pages)
     assert "Generated documentation" not in body  # found in both: a header, not an answer
