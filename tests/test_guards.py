@@ -7,8 +7,10 @@ route around it and still deliver a cited report, and leave the second untouched
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ def settings(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
     return over_corpus(rig, corpus, **{"mode": "loop", "max_loops": 1, **extra})
 
 
-def looping(line: str, delay: float = 0.002) -> Reply:
+def looping(line: str, delay: float = 0.005) -> Reply:
     """A model stuck in a loop: the same line for ever, one token-sized piece at a time."""
     pieces = itertools.cycle([*(w + " " for w in line.split()), "\n"])
     return Reply(pieces=pieces, piece_delay=delay)
@@ -46,10 +48,13 @@ def uncited_prose() -> Iterator[str]:
         yield rng.choice(vocabulary) + ("." if count % 12 == 0 else "") + " "
 
 
-def text_calls(rig: Rig) -> list[Any]:
-    """Plain-text calls, once the rig has finished with them (a hang-up takes a moment)."""
-    assert rig.wait_idle()
-    return [e for e in rig.chat_log() if e.schema is None]
+async def text_calls(rig: Rig) -> list[Any]:
+    """Plain-text calls, once the rig has finished with them (a hang-up takes a moment; the
+    event loop keeps running meanwhile, since it is what closes the connection)."""
+    assert await asyncio.to_thread(rig.wait_idle)
+    calls = [e for e in rig.chat_log() if e.schema is None]
+    assert calls
+    return calls
 
 
 def assert_clean(markdown: str) -> None:
@@ -69,7 +74,7 @@ async def test_a_looping_report_is_stopped_mid_stream_and_replaced_by_an_extract
 ) -> None:
     scripted.overrides["text"] = lambda _r: looping("The Moon pulls the sea up and down [1].")
     report = await aresearch(TOPIC, **settings(rig, corpus))
-    calls = text_calls(rig)
+    calls = await text_calls(rig)
     assert len(calls) == 2  # one retry with livelier sampling, then the fallback
     for call in calls:
         assert call.client_stopped, "the client kept reading a looping answer"
@@ -84,11 +89,11 @@ async def test_a_looping_report_is_stopped_mid_stream_and_replaced_by_an_extract
 async def test_an_echoed_prompt_is_rejected_and_the_retry_is_used(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
-    echo = Reply(pieces=itertools.cycle(w + " " for w in REPORT_SYSTEM.split()), piece_delay=0.002)
+    echo = Reply(pieces=itertools.cycle(w + " " for w in REPORT_SYSTEM.split()), piece_delay=0.005)
     replies = iter([echo])
     scripted.overrides["text"] = lambda _r: next(replies, GOOD_REPORT)
     report = await aresearch(TOPIC, **settings(rig, corpus))
-    first, second = text_calls(rig)
+    first, second = await text_calls(rig)
     assert first.client_stopped and first.pieces_sent < 30
     assert not second.client_stopped
     assert not report.stats.extractive_report
@@ -99,9 +104,9 @@ async def test_an_echoed_prompt_is_rejected_and_the_retry_is_used(
 async def test_a_report_that_cites_nothing_is_stopped_and_becomes_extractive(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
-    scripted.overrides["text"] = lambda _r: Reply(pieces=uncited_prose(), piece_delay=0.001)
+    scripted.overrides["text"] = lambda _r: Reply(pieces=uncited_prose(), piece_delay=0.002)
     report = await aresearch(TOPIC, **settings(rig, corpus))
-    calls = text_calls(rig)
+    calls = await text_calls(rig)
     assert all(c.client_stopped and c.pieces_sent < 300 for c in calls)
     assert any("cites no retrieved source" in w for w in report.stats.warnings)
     assert report.stats.extractive_report and "## Sources" in report.markdown
@@ -180,7 +185,7 @@ async def test_a_sensible_model_is_not_second_guessed(
     stats = report.stats
     assert (stats.queries_replaced, stats.sufficient_overruled, stats.claims_dropped) == (0, 0, 0)
     assert stats.generations_stopped == 0 and not stats.extractive_report
-    assert len(text_calls(rig)) == 1 and report.markdown.startswith("# Tides")
+    assert len(await text_calls(rig)) == 1 and report.markdown.startswith("# Tides")
     assert "Tides are the rise and fall of the sea [1]" in report.markdown
 
 
@@ -214,7 +219,37 @@ async def test_langgraph_clients_get_the_report_on_the_messages_stream_and_no_js
         nodes.add(metadata["langgraph_node"])
         text += str(chunk.content)
     assert nodes == {"finalize_summary"}  # the JSON decisions stay off the chat stream
-    assert text == GOOD_REPORT
+    assert text == GOOD_REPORT  # streamed as written, and nothing more
+
+
+async def test_after_a_discarded_draft_chat_clients_get_the_checked_report_last(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    from ponder.graphs.studio import graph
+
+    replies = iter([looping("Round and round the same words go [1].")])
+    scripted.overrides["text"] = lambda _r: next(replies, GOOD_REPORT)
+    config = {"configurable": settings(rig, corpus)}
+    messages: dict[str, str] = {}
+    async for chunk, _meta in graph.astream({"topic": TOPIC}, config, stream_mode="messages"):
+        messages[str(chunk.id)] = messages.get(str(chunk.id), "") + str(chunk.content)
+    final = await graph.ainvoke({"topic": TOPIC}, config)
+    *drafts, last = messages.values()
+    assert any("Round and round" in d for d in drafts)
+    assert last == final["report"] and "## Sources" in last
+
+
+async def test_a_stopped_stream_is_closed_at_once(rig: Rig, scripted: ScriptedBackend) -> None:
+    """Even when the caller blocks right after, the model stops within a few tokens."""
+    from ponder.config import Configuration
+    from ponder.services.llm import LLM, Prompt
+
+    scripted.overrides["text"] = lambda _r: looping("The same line again and again [1].", 0.002)
+    llm = LLM(Configuration.create(model="scripted", ollama_base_url=rig.url, max_retries=0))
+    assert await llm.text(Prompt.simple("x", "y"), fallback="none") == "none"
+    time.sleep(0.5)  # the event loop is blocked: nothing more can close the connection now
+    (call,) = await text_calls(rig)
+    assert call.client_stopped and call.pieces_sent < 40
 
 
 @pytest.mark.tiny
@@ -269,3 +304,23 @@ async def test_the_deep_pipeline_rejects_junk_briefs_questions_and_sub_topics(
     assert f"Brief: {TOPIC}" in brief["content"]  # the echoed brief was replaced by the request
     assert report.stats.texts_rejected == 4  # the question, the brief, two sub-topics
     assert "## Sources" in report.markdown
+
+
+async def test_thinking_without_an_opening_tag_is_withdrawn_from_the_live_draft(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    thinking = "Okay, the sources mention the Moon, so I will start from there.\n</think>\n"
+    answer = thinking + GOOD_REPORT
+    scripted.overrides["text"] = Reply(pieces=[answer[i : i + 6] for i in range(0, len(answer), 6)])
+    events: list[tuple[str, str]] = []
+    report: Report | None = None
+    async for item in stream(TOPIC, **settings(rig, corpus)):
+        if isinstance(item, Report):
+            report = item
+        elif item.kind in ("token", "discarded"):
+            events.append((item.kind, str(item.data.get("text") or item.data.get("reason"))))
+    assert report is not None and "Okay" not in report.markdown
+    kinds = [kind for kind, _ in events]
+    withdrawn = kinds.index("discarded")
+    assert "Okay" in "".join(text for _, text in events[:withdrawn])
+    assert "".join(text for _, text in events[withdrawn + 1 :]) == GOOD_REPORT.strip()

@@ -55,8 +55,9 @@ def test_a_sensible_report_passes_every_check() -> None:
     [
         (REPORT_SYSTEM, "instructions"),
         ("Sure. " + SUMMARY_SYSTEM[:120] + " And then some.", "instructions"),
-        ("Here it is:\n<source n='1'>the data</source>", "<source>"),
-        ("- None [2][1][3]\n- None [2][1][3]\n- None [2][1][3]\n", "line is repeated"),
+        ('Here it is:\n<source n="1" title="x">the data</source>', "<source>"),
+        ("- None [2][1][3]\n" * 12, "repeated"),
+        ("- Tides follow the Moon [1]\n" * 3, "line is repeated"),
         ("The json module reads files.\nThe json module reads files.\n", "line is repeated"),
         ("It reads JSON data from a file. It is fast. It reads JSON data from a file.", "sentence"),
         ("the json module the json module " * 6, "repeated"),
@@ -145,7 +146,9 @@ def test_evidence_counts_cited_substance_only() -> None:
 
 def test_question_words_are_not_content_and_stems_meet() -> None:
     assert content_words(TOPIC) == ["read", "write", "json", "files", "python"]
-    assert content_words("Comment lire un fichier JSON ?") == ["lire", "fichier", "json"]
+    assert content_words("Pourquoi lire le fichier JSON ?") == ["lire", "fichier", "json"]
+    assert content_words("What does the io module do in os?") == ["io", "module", "os"]
+    assert content_words("如何读取JSON文件") == ["如何", "何读", "读取", "文件", "json"]
     pairs = [("tides", "tide"), ("files", "file"), ("parsing", "parse"), ("studies", "study")]
     for left, right in pairs:
         assert stem(left) == stem(right)
@@ -158,3 +161,21 @@ def test_sub_topics_made_of_the_prompts_own_words_are_junk() -> None:
         assert is_junk_subtopic(junk, "Oceans"), junk
     for fine in ("tides", "ocean research methods", "Oceans"):
         assert not is_junk_subtopic(fine, "Oceans"), fine
+
+
+def test_answers_that_reuse_the_question_s_words_are_kept() -> None:
+    from ponder.services.vetting import is_empty_claim
+
+    assert not is_empty_claim("Mount Everest is 8,849 m tall [1]", "How tall is Mount Everest?")
+    assert not is_empty_claim("Yes, the Moon causes the tides.", "Does the Moon cause tides?")
+    assert not is_empty_claim("Our solar system has eight planets", "How many planets are there?")
+    assert is_empty_claim("How tall is Mount Everest?", "How tall is Mount Everest?")
+    assert is_empty_claim("I want to write the answer to the file", "How do I write files?")
+
+
+def test_code_blocks_may_repeat_lines_a_report_may_not() -> None:
+    block = "```python\nimport json\nwith open(path) as fp:\n    data = json.load(fp)\n```\n"
+    report = "# JSON\n\n" + "".join(f"Example {i} [1]:\n\n{block}\n" for i in range(4))
+    assert guard.problem(report) is None
+    assert guard.problem("```\n" + 'print("the same line")\n' * 8) is not None
+    assert guard.problem("Use the `<video>` element with `<source>` children [1].") is None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any
 
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from ponder.services.sources import Source, merge_sources
@@ -66,6 +68,7 @@ class DeepState(TypedDict, total=False):
     report: str
     cited_sources: list[Source]
     stats: Annotated[dict[str, Any], merge_stats]
+    messages: Annotated[list[AnyMessage], add_messages]  # as in LoopState
 
 
 class ResearcherTask(TypedDict):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal
 
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict  # pydantic (Studio schemas) needs it on 3.11
 
 from ponder.services.sources import Source, merge_sources
@@ -73,3 +75,6 @@ class LoopState(TypedDict, total=False):
     report: str
     cited_sources: list[Source]
     stats: Annotated[dict[str, Any], merge_stats]
+    # The checked report as a chat message, when the draft streamed to LangGraph's
+    # ``messages`` mode was not the report (discarded, or replaced by an extractive one).
+    messages: Annotated[list[AnyMessage], add_messages]

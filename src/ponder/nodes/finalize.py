@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.messages import AIMessage
+
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.services.citations import citation_check
@@ -69,4 +71,8 @@ def checked_report(
             "and quotes from the sources) instead."
         )
     ctx.emit("report", cited=len(composed.cited), extractive=composed.extractive)
-    return {"report": composed.markdown, "cited_sources": composed.cited}
+    update: dict[str, Any] = {"report": composed.markdown, "cited_sources": composed.cited}
+    if composed.extractive or ctx.usage.discarded:
+        # Chat clients saw a draft that is not the report: the report follows as a message.
+        update["messages"] = [AIMessage(composed.markdown)]
+    return update

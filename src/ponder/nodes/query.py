@@ -34,6 +34,30 @@ def query_plan_schema(n: int) -> type[QueryPlan]:
     )
 
 
+async def _planned(state: LoopState, ctx: NodeContext, already: list[str], n: int) -> list[str]:
+    """Up to ``n`` queries from the model, vetted (junk replaced from the topic)."""
+    topic = state["topic"]
+    context = f"Research brief: {state['brief']}\n" if state.get("brief") else ""
+    prompt = Prompt.simple(
+        prompts.QUERY_SYSTEM.format(n=n),
+        prompts.fill(
+            prompts.QUERY_USER,
+            topic=topic,
+            context=context,
+            already=already or "none",
+            today=date.today(),
+        ),
+    )
+    schema = query_plan_schema(n)
+    plan = await ctx.llm().structured(schema, prompt, schema.model_construct(queries=[]))
+    vetted = vet_queries(
+        plan.queries, topic=topic, already=already, limit=n, context=[state.get("brief", "")]
+    )
+    if vetted.replaced:
+        ctx.count("queries_replaced", vetted.replaced)
+    return vetted.queries
+
+
 @node("generate_query")
 async def generate_query(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     topic = state["topic"]
@@ -42,29 +66,7 @@ async def generate_query(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     # that most surely reaches the evidence is not left to it. It takes one of the slots.
     asked = topic[:MAX_QUERY_CHARS]
     question = [asked] if normalise(asked) not in {normalise(q) for q in already} else []
-    n = max(ctx.config.queries_per_round - len(question), 1)
-    context = f"Research brief: {state['brief']}\n" if state.get("brief") else ""
-    prompt = Prompt.simple(
-        prompts.QUERY_SYSTEM.format(n=n),
-        prompts.fill(
-            prompts.QUERY_USER,
-            topic=topic,
-            context=context,
-            already=[*already, *question] or "none",
-            today=date.today(),
-        ),
-    )
-    schema = query_plan_schema(n)
-    plan = await ctx.llm().structured(schema, prompt, schema.model_construct(queries=[]))
-    vetted = vet_queries(
-        plan.queries,
-        topic=topic,
-        already=[*already, *question],
-        limit=n,
-        context=[state.get("brief", "")],
-    )
-    if vetted.replaced:
-        ctx.count("queries_replaced", vetted.replaced)
-    queries = question + vetted.queries
+    n = ctx.config.queries_per_round - len(question)
+    queries = question + (await _planned(state, ctx, [*already, *question], n) if n else [])
     ctx.emit("queries", queries=queries)
     return {"queries": queries}

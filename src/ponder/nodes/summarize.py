@@ -91,7 +91,7 @@ def shown_evidence(
     Passages of a source found by several queries are joined; each block keeps the passages
     most relevant to the topic and its query; blocks are added by relevance until
     ``max_tokens`` is spent (the first always, so a round never shows nothing). Returns the
-    blocks and the digests of the passages they were made from (not to be shown again).
+    blocks and the digests of the passages shown whole (not to be shown again).
     """
     merged: dict[int, Finding] = {}
     for finding in findings:
@@ -113,7 +113,7 @@ def shown_evidence(
         if shown and used + cost > max_tokens:
             continue
         shown.append(Finding(**{**block, "text": text}))
-        digests += [piece_digest(p) for p in finding_pieces(block["text"])]
+        digests += [piece_digest(p) for p in finding_pieces(block["text"]) if p in text]
         used += cost
     return shown, digests
 
@@ -170,4 +170,6 @@ async def summarize_sources(state: LoopState, ctx: NodeContext) -> dict[str, Any
         ctx.count("citations_removed", removed)
     summary = within_budget(summary, ctx.config.summary_tokens, model)
     ctx.emit("summary", chars=len(summary))
-    return {"running_summary": summary, "summarized": digests}
+    # Passages count as read only when the model made something of them; after a failed
+    # call they may be shown again in a later round.
+    return {"running_summary": summary, "summarized": digests if claims else []}

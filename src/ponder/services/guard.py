@@ -7,9 +7,10 @@ finished text and on the text as it streams, so a looping call is stopped within
 or two instead of costing the whole token budget.
 
 The thresholds are chosen so that a sensible answer never trips them: an echo needs ten
-words inside runs of six or more consecutive instruction words; a repeated line or
-sentence needs at least three words (or three copies); a phrase of eight words needs
-three copies.
+words inside runs of six or more consecutive instruction words; a repeated line needs five
+words (or three to four words and three copies); a repeated sentence five words; a phrase
+of eight words three copies. Code blocks repeat lines legitimately, so inside them only a
+line of some length seen six times counts.
 """
 
 from __future__ import annotations
@@ -76,11 +77,23 @@ def _normal(line: str) -> str:
     return " ".join(words(_CITATION.sub(" ", line)))
 
 
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)(^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
+CODE_LINE_COPIES = 6
+CODE_LINE_CHARS = 12
+
+
 def repetition(text: str) -> str | None:
     """What repeats in ``text`` (a line, a sentence, a phrase, a short loop), or None."""
+    code = [m.group(2) for m in _FENCE.finditer(text)]
+    prose = _FENCE.sub("\n", text)
+    return _prose_repetition(prose) or _code_repetition("\n".join(code))
+
+
+def _prose_repetition(text: str) -> str | None:
     lines = Counter(n for n in map(_normal, text.splitlines()) if n)
     for line, copies in lines.items():
-        if copies >= 3 or (copies == 2 and len(line.split()) >= 3):
+        size = len(line.split())
+        if (size >= 5 and copies >= 2) or (size >= 3 and copies >= 3):
             return f"a line is repeated ({line[:60]!r})"
     sentences = Counter(
         n
@@ -95,15 +108,23 @@ def repetition(text: str) -> str | None:
     if grams and max(grams.values()) >= LOOP_NGRAM_COPIES:
         phrase = " ".join(grams.most_common(1)[0][0])
         return f"a phrase is repeated ({phrase[:60]!r})"
-    all_tokens = words(text)
-    tail = all_tokens[-TAIL_WORDS:]
+    tail = words(text)[-TAIL_WORDS:]
     if len(tail) == TAIL_WORDS and len(set(tail)) < TAIL_MIN_DISTINCT:
         return "the text loops over a few words"
     return None
 
 
-# The delimiters ponder wraps source text and notes in; an answer never needs them.
-_DELIMITER = re.compile(r"</?\s*(source|notes)\b", re.IGNORECASE)
+def _code_repetition(code: str) -> str | None:
+    lines = Counter(x.strip() for x in code.splitlines() if len(x.strip()) >= CODE_LINE_CHARS)
+    for line, copies in lines.items():
+        if copies >= CODE_LINE_COPIES:
+            return f"a line of code is repeated ({line[:60]!r})"
+    return None
+
+
+# The delimiters exactly as ponder writes them around source text and notes; an answer
+# never needs them (an HTML answer may well mention a <source> element, so that is allowed).
+_DELIMITER = re.compile(r'<source n="\d|</?notes>', re.IGNORECASE)
 
 
 def problem(text: str) -> Problem | None:

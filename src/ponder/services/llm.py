@@ -8,6 +8,7 @@ to ``num_ctx`` before it is sent.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import time
@@ -54,6 +55,7 @@ class Usage:
     prompt_tokens_per_call: list[int] = field(default_factory=list)
 
     stopped: int = 0  # generations stopped mid-stream because they degenerated
+    discarded: int = 0  # live drafts withdrawn (rejected, broken off, or thinking)
 
     def record(self, prompt: int, completion: int, seconds: float) -> None:
         self.calls += 1
@@ -261,14 +263,27 @@ class LLM:
                     if chunk.response_metadata.get("done"):
                         final = dict(chunk.response_metadata)
                     problem = check.feed(str(chunk.text))
-                    visible = strip_thinking(check.text)
-                    if live and visible.startswith(shown) and len(visible) > len(shown):
-                        self._emit("token", text=visible[len(shown) :])
-                        shown = visible
+                    if live:
+                        shown = self._show(strip_thinking(check.text), shown)
                     if problem:
                         break
+        if problem:
+            await _let_closed_streams_finish()
         self._account(messages, final, pieces, time.perf_counter() - started)
         return strip_thinking(check.text), problem
+
+    def _show(self, visible: str, shown: str) -> str:
+        """Emit what became visible since ``shown``; returns what is shown now.
+
+        Text turns out to have been thinking when a ``</think>`` arrives without its opening
+        tag: what was shown is then withdrawn with a ``discarded`` event.
+        """
+        if not visible.startswith(shown):
+            self._emit("discarded", reason="that was the model thinking")
+            shown = ""
+        if len(visible) > len(shown):
+            self._emit("token", text=visible[len(shown) :])
+        return visible
 
     def _options(self, rejected: int) -> dict[str, Any]:
         """Sampling options; after a rejected attempt, livelier sampling to leave the rut."""
@@ -315,8 +330,21 @@ class LLM:
             raise ModelCallError(f"connection problem: {type(exc).__name__}: {exc}") from None
 
     def _emit(self, kind: str, **data: Any) -> None:
+        if kind == "discarded":
+            self.usage.discarded += 1
         if self._on_event is not None:
             self._on_event(kind, **data)
+
+
+async def _let_closed_streams_finish() -> None:
+    """Give the event loop a few turns after leaving a stream early.
+
+    Closing LangChain's stream leaves the ollama client's inner generators to asyncio's
+    finaliser, which closes the HTTP response — the signal for Ollama to stop generating —
+    only once the loop runs again.
+    """
+    for _ in range(20):  # one turn per generator level and I/O step; 20 is ample
+        await asyncio.sleep(0)
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ponder.services import guard
 from ponder.services.citations import cited_numbers
-from ponder.services.words import content_words, shares_content, stem, stems, words
+from ponder.services.words import content_words, shares_content, stem, stems, terms, words
 
 MAX_QUERY_CHARS = 300
 MIN_CLAIM_WORDS = 3  # "Tides follow the Moon"; a bare title such as "Tide notes 15" is not
@@ -33,8 +33,12 @@ _PLACEHOLDERS = frozenset(
     {"none", "null", "nil", "na", "unknown", "nothing", "todo", "tbd", "placeholder", "example"}
     | {"statement", "finding", "findings", "source", "sources", "summary"}  # field names
 )
-# "I want to…", "I'm a student…": a weak model speaking as the asker, not a finding.
-_FIRST_PERSON = re.compile(r"\s*(i|i'm|i've|i'd|my|we|we're|our)\s", re.IGNORECASE)
+# "I want to…", "I'm a student…": a weak model speaking as the asker, not a finding. ("We"
+# and "our" are left alone: sources speak so — "We propose…", "Our solar system…".)
+_FIRST_PERSON = re.compile(
+    r"\s*(i'm|i've|i'd|my\s|i\s+(am|was|want|have|need|think|would|will|do|can)\b)",
+    re.IGNORECASE,
+)
 _REPLACEMENT_SUFFIXES = ("examples", "explained", "overview", "details", "")
 
 
@@ -95,27 +99,28 @@ def vet_queries(
 
 
 @functools.cache
-def _prompt_vocabulary() -> frozenset[str]:
-    """Stems of every word of ponder's prompts and of its schemas' field names."""
+def _schema_words() -> frozenset[str]:
+    """Stems of the field names of ponder's structured answers ("knowledge_gap" → knowledge,
+    gap), which a weak model sometimes writes as content."""
     from ponder import prompts
 
-    text = " ".join([*prompts.templates(), prompts.SCHEMA_FIELDS.replace("_", " ")])
-    return frozenset(stems(text))
+    return frozenset(stems(prompts.SCHEMA_FIELDS.replace("_", " ") + " topic subtopic"))
 
 
 def is_junk_subtopic(subtopic: str, topic: str) -> bool:
-    """A sub-topic made only of the prompt's own words (beyond the topic's): "reflection",
+    """A sub-topic made only of schema field names (beyond the topic's words): "reflection",
     "knowledge gap", "subtopics". Unlike a query it need not share a word with the topic:
-    "tides" is a fine sub-topic of "Oceans"."""
+    "tides" is a fine sub-topic of "Oceans", "command line" of "Git basics"."""
     if not has_words(subtopic) or guard.echoed_words(subtopic) >= guard.ECHO_NGRAM:
         return True
-    own = stems(subtopic) - stems(topic)
-    return not stems(subtopic) or (bool(own) and own <= _prompt_vocabulary())
+    spelled = subtopic.replace("_", " ")  # "research_complete" is two field-name words
+    own = stems(spelled) - stems(topic)
+    return not stems(spelled) or (bool(own) and own <= _schema_words())
 
 
 def key_terms(text: str, limit: int) -> list[str]:
-    """The first distinct content words of ``text``, in order."""
-    return list(dict.fromkeys(content_words(text)))[:limit]
+    """The first distinct content words of ``text``, in order, as written."""
+    return list(dict.fromkeys(terms(text)))[:limit]
 
 
 def replacement_queries(topic: str, gap: str, taken: Iterable[str]) -> list[str]:
@@ -127,7 +132,9 @@ def replacement_queries(topic: str, gap: str, taken: Iterable[str]) -> list[str]
     gap_terms = [] if guard.echoed_words(gap) >= guard.ECHO_NGRAM else key_terms(gap, 3)
     extra = [w for w in gap_terms if w not in subject]
     options = [" ".join(subject + extra)] if extra else []
-    options += [" ".join([*subject, suffix]).strip() for suffix in _REPLACEMENT_SUFFIXES]
+    # The suffixes are English; other languages get the key terms alone.
+    suffixes = _REPLACEMENT_SUFFIXES if topic.isascii() else ("",)
+    options += [" ".join([*subject, suffix]).strip() for suffix in suffixes]
     fresh = []
     for option in options:
         if option and normalise(option) not in taken_keys:
@@ -157,17 +164,30 @@ def is_empty_claim(statement: str, topic: str) -> bool:
         return True
     if guard.echoed_words(statement) >= guard.ECHO_NGRAM:
         return True
-    return stems(statement) <= stems(topic)
+    return restates(statement, topic)
+
+
+def restates(statement: str, topic: str) -> bool:
+    """The question asked back ("How do tides work?"), not an answer to it.
+
+    An answer may use only the question's words ("Yes, the Moon causes the tides", "Mount
+    Everest is 8,849 m tall"); a restatement is phrased as a question, or is the question.
+    """
+    mine = " ".join(words(statement))
+    if mine == " ".join(words(topic)):
+        return True
+    return statement.rstrip().endswith("?") and stems(statement) <= stems(topic)
 
 
 def grounded(statement: str, cited_texts: Iterable[str]) -> bool:
-    """Whether at least half of the claim's content words (and two) occur in a cited text.
+    """Whether a third of the claim's content words (and at least two) occur in a cited
+    text.
 
-    A finding restates what a source says, so it shares its words; text a weak model
-    makes up mostly does not.
+    A finding restates what a source says, so it shares its words even when paraphrased;
+    text a weak model makes up mostly does not.
     """
     mine = stems(statement)
-    needed = max(min(2, len(mine)), (len(mine) + 1) // 2)
+    needed = max(min(2, len(mine)), -(-len(mine) // 3))
     return any(len(mine & stems(text)) >= needed for text in cited_texts)
 
 

@@ -25,23 +25,26 @@ _ENGLISH = (
     "what's when where where's whether which while who who's whom whose why will with "
     "within without won't would wouldn't yes yet you you're your yours yourself yourselves"
 )
-# Function words of the other languages people often ask in; cheap and harmless to drop.
+# Function words of the other languages people often ask in. Words that are also English
+# words or technical names are left out ("os", "io", "del", "dir", "bin", "war", "die",
+# "hat", "van", "mit", "comment", "son", "con"…): dropping them would hurt English queries.
 _OTHER_LANGUAGES = (
     # French
-    "au aux avec ce ces comment dans de des du elle en est et eux il je la le les leur lui "
-    "ma mais me mes moi mon ne nos notre nous on ou où par pas pour pourquoi quand que quel "
-    "quelle qui sa se ses son sont sur ta te tes toi ton tu un une vos votre vous "
+    "au aux avec ce ces dans de du en est et eux il je la le les leur lui mais mes moi ne "
+    "nos notre nous ou "
+    "où par pourquoi quand que quel quelle qui sa ses sont sur ta tes toi tu une vos "
+    "votre vous "
     # German
-    "aber als am an auch auf aus bei bin bis bist das dass dem den der des die dir du ein "
-    "eine einem einen einer es für hat ich ihr im ist ja kann man mich mit nach nicht noch "
-    "oder sich sie sind so über um und uns von vor war warum was wie wir wo zu zum zur "
+    "aber als auch auf bei bis bist das dass der ein eine einem einen einer für ich ihr ist "
+    "kann mich nach nicht noch oder sich sie sind über und uns von warum wie wir wo zu zum "
+    "zur "
     # Spanish, Italian, Portuguese
-    "al cómo como con cual cuál cuando del el ella ellos es esta este hay las lo los mi muy "
-    "para pero por porque qué se sin su sus también te tu una y yo "
-    "che chi con cosa di gli ha il io lei loro nel nella non per perché più sono tra "
-    "ao às da das do dos ela ele em isso isto na no nos não o os para pelo pela que um uma "
+    "cómo como cual cuál cuando ella ellos esta este hay las los muy para pero por porque "
+    "qué sus también una yo "
+    "che chi cosa gli il lei loro nel nella perché più sono tra "
+    "ao às da das ela ele em isso isto não pelo pela uma "
     # Dutch
-    "dat de die een en het hoe ik in is je met niet of op te van voor waarom wat wie zijn"
+    "dat een en het hoe ik je met niet op voor waarom wat wie zijn"
 )
 STOPWORDS = frozenset(_ENGLISH.split()) | frozenset(_OTHER_LANGUAGES.split())
 
@@ -53,23 +56,45 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def content_words(text: str) -> list[str]:
-    """Words that carry meaning: no stopwords, no single characters, no bare numbers."""
+def terms(text: str) -> list[str]:
+    """Words that carry meaning, as written: no stopwords, single characters, bare numbers."""
     return [w for w in words(text) if w not in STOPWORDS and len(w) > 1 and not w.isdigit()]
 
 
+# Chinese, Japanese and Korean are written without spaces, so a "word" is a whole clause;
+# overlapping character pairs stand in for words there.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
+
+
+def content_words(text: str) -> list[str]:
+    """Terms for matching and ranking: ``terms``, with CJK runs cut into character pairs."""
+    found: list[str] = []
+    for term in terms(text):
+        if not _CJK.search(term):
+            found.append(term)
+            continue
+        for run in _CJK.findall(term):
+            found += [run[i : i + 2] for i in range(max(len(run) - 1, 1))]
+        found += [w for w in _CJK.split(term) if len(w) > 1 and w not in STOPWORDS]
+    return found
+
+
 def stem(word: str) -> str:
-    """A light stem so that ``tides``/``tide``, ``files``/``file`` and ``parsing``/``parse``
-    meet: plural, then -ing/-ed, then a final e are taken off words long enough to bear it."""
+    """A light stem so that ``tides``/``tide``, ``files``/``file``, ``parsing``/``parse`` and
+    ``cookies``/``cookie`` meet: plural, then -ing/-ed, then a final e or y are taken off
+    words long enough to bear it. A possessive ("moon's") is the word itself."""
+    word = word.removesuffix("'s").removesuffix("’s")
     if len(word) > 4 and word.endswith("ies"):
-        word = word[:-3] + "y"
+        word = word[:-3] + "i"
     elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
     for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             word = word[: -len(suffix)]
             break
-    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+    if len(word) > 3 and word.endswith(("e", "y")):
+        word = word[:-1] + ("i" if word.endswith("y") else "")
+    return word
 
 
 def stems(text: str) -> set[str]:
