@@ -227,3 +227,22 @@ async def test_tiny_model_end_to_end_report_cites_what_it_read(tiny_rig: Rig, co
     read = {s.url for s in report.sources}
     assert all(s.url in read for s in cited)
     assert report.stats.llm_calls >= 3 and report.stats.prompt_tokens > 0
+
+
+async def test_a_passage_is_shown_again_only_if_the_model_never_answered_on_it(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    from ponder.testing import Fault, auto_reply
+
+    calls = itertools.count()
+    scripted.overrides["SummaryUpdate"] = lambda r: (
+        Fault("http500") if not next(calls) else (auto_reply(r))
+    )
+    scripted.overrides["Reflection"] = reflection(queries=["tides"])
+    config = settings(rig, corpus, max_loops=3, queries_per_round=1, max_retries=0)
+    report = await aresearch("How do tides work?", **config)
+    summaries = [e for e in rig.chat_log() if e.schema == "SummaryUpdate"]
+    # Round 1's call failed, so round 2 shows the same passages again; the model answered
+    # on them there, so round 3, which finds nothing else, makes no summary call at all.
+    assert report.stats.rounds == 3 and len(summaries) == 2
+    assert "Tides are the rise and fall" in summaries[1].messages[-1]["content"]

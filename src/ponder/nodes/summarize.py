@@ -170,6 +170,8 @@ async def summarize_sources(state: LoopState, ctx: NodeContext) -> dict[str, Any
         ctx.count("citations_removed", removed)
     summary = within_budget(summary, ctx.config.summary_tokens, model)
     ctx.emit("summary", chars=len(summary))
-    # Passages count as read only when the model made something of them; after a failed
+    # Passages count as read once the model has answered on them (even if nothing it said
+    # was usable: showing a weak model the same text again rarely helps); after a failed
     # call they may be shown again in a later round.
-    return {"running_summary": summary, "summarized": digests if claims else []}
+    answered = update is not fallback
+    return {"running_summary": summary, "summarized": digests if answered else []}
