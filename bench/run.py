@@ -185,7 +185,7 @@ def long_findings(request: ChatRequest) -> dict[str, Any]:
     findings = []
     for i in range(8):
         number, text = blocks[i % len(blocks)]
-        statement = f"Point {chr(97 + i)}: " + " ".join(text.split())[:280]
+        statement = f"Point {chr(97 + i)}: " + " ".join(text.split())[:220]
         findings.append({"statement": statement, "sources": [int(number)]})
     return {"findings": findings}
 

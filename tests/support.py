@@ -156,7 +156,7 @@ def sensible_summary(request: Any) -> dict[str, Any]:
         sentences = re.split(r"(?<=[.!?])\s+", text)
         statement = next((s for s in sentences if len(s.split()) >= 5), "")
         if statement:
-            findings.append({"statement": statement[:300], "sources": [number]})
+            findings.append({"statement": statement[:240], "sources": [number]})
     return {"findings": findings[:3]}
 
 
@@ -167,5 +167,5 @@ def long_summary(request: Any, count: int = 8) -> dict[str, Any]:
     findings = []
     for i in range(count):
         number, text = blocks[i % len(blocks)]
-        findings.append({"statement": f"Point {chr(97 + i)}: {text[:280]}", "sources": [number]})
+        findings.append({"statement": f"Point {chr(97 + i)}: {text[:220]}", "sources": [number]})
     return {"findings": findings}

@@ -167,7 +167,7 @@ async def test_report_is_written_section_by_section_when_notes_do_not_fit(
 ) -> None:
     scripted.overrides["SupervisorDecision"] = decisions(["tides", "moon", "harbours", "sea level"])
     scripted.overrides["SummaryUpdate"] = long_summary
-    config = settings(rig, corpus, mode="deep", num_ctx=2048, num_predict=256, summary_tokens=900)
+    config = settings(rig, corpus, mode="deep", num_ctx=2048, num_predict=512, summary_tokens=900)
     report = await aresearch("Tides", **config)
     texts = [e for e in rig.chat_log() if e.schema is None]
     assert len(texts) >= 3  # one call per section, not one truncated call

@@ -55,7 +55,7 @@ def test_a_sensible_report_passes_every_check() -> None:
     [
         (REPORT_SYSTEM, "instructions"),
         ("Sure. " + SUMMARY_SYSTEM[:120] + " And then some.", "instructions"),
-        ('Here it is:\n<source n="1" title="x">the data</source>', "<source>"),
+        ("Here it is:\n<source n='1'>the data</source>", "<source>"),
         ("- None [2][1][3]\n" * 12, "repeated"),
         ("- Tides follow the Moon [1]\n" * 3, "line is repeated"),
         ("The json module reads files.\nThe json module reads files.\n", "line is repeated"),

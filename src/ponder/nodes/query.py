@@ -16,11 +16,11 @@ from ponder.state import LoopState
 
 # A search query or sub-topic is a short phrase; the cap also stops a weak model from
 # spending its token budget inside one runaway string.
-SearchPhrase = Annotated[str, Field(max_length=200)]
+SearchPhrase = Annotated[str, Field(max_length=120)]
 
 
 class QueryPlan(BaseModel):
-    rationale: str = Field(max_length=400)
+    rationale: str = Field(max_length=200)
     queries: list[SearchPhrase]
 
 

@@ -23,10 +23,10 @@ from ponder.state import LoopState, ReflectionState
 
 class Reflection(BaseModel):
     is_sufficient: bool
-    knowledge_gap: str = Field(max_length=400)
+    knowledge_gap: str = Field(max_length=300)
     follow_up_queries: list[SearchPhrase]
     scope: Literal["focused", "broad"]
-    subtopics: list[SearchPhrase] = Field(default_factory=list, max_length=6)
+    subtopics: list[SearchPhrase] = Field(default_factory=list, max_length=4)
 
 
 @functools.cache

@@ -25,12 +25,12 @@ from ponder.services.sources import Source
 from ponder.services.vetting import reading_note, usable_claims
 from ponder.state import Finding, LoopState
 
-MAX_FINDINGS = 8  # with statements of ≤300 characters, about what summary_tokens holds
+MAX_FINDINGS = 8  # with statements of ≤240 characters, about what summary_tokens holds
 BLOCK_CHARS = 900  # source text per block shown to the model, chosen by relevance
 
 
 class Claim(BaseModel):
-    statement: str = Field(max_length=300)
+    statement: str = Field(max_length=240)
     sources: list[int]
 
 

@@ -23,7 +23,7 @@ from ponder.services.vetting import is_junk_subtopic, normalise
 
 
 class SupervisorDecision(BaseModel):
-    reflection: str = Field(max_length=400)
+    reflection: str = Field(max_length=300)
     subtopics: list[SearchPhrase] = Field(default_factory=list, max_length=6)
     research_complete: bool
 

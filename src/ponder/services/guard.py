@@ -7,9 +7,9 @@ finished text and on the text as it streams, so a looping call is stopped within
 or two instead of costing the whole token budget.
 
 The thresholds are chosen so that a sensible answer never trips them: an echo needs ten
-words inside runs of six or more consecutive instruction words; a repeated line needs five
-words (or three to four words and three copies); a repeated sentence five words; a phrase
-of eight words three copies. Code blocks repeat lines legitimately, so inside them only a
+words inside runs of six or more consecutive instruction words; a repeated line three
+words (shorter lines, such as "**Example:**", may repeat); a repeated sentence five words;
+a phrase of eight words three copies. Code blocks repeat lines legitimately, so inside them only a
 line of some length seen six times counts.
 """
 
@@ -92,8 +92,7 @@ def repetition(text: str) -> str | None:
 def _prose_repetition(text: str) -> str | None:
     lines = Counter(n for n in map(_normal, text.splitlines()) if n)
     for line, copies in lines.items():
-        size = len(line.split())
-        if (size >= 5 and copies >= 2) or (size >= 3 and copies >= 3):
+        if copies >= 2 and len(line.split()) >= 3:
             return f"a line is repeated ({line[:60]!r})"
     sentences = Counter(
         n
@@ -122,16 +121,17 @@ def _code_repetition(code: str) -> str | None:
     return None
 
 
-# The delimiters exactly as ponder writes them around source text and notes; an answer
-# never needs them (an HTML answer may well mention a <source> element, so that is allowed).
-_DELIMITER = re.compile(r'<source n="\d|</?notes>', re.IGNORECASE)
+# The delimiters ponder wraps source text and notes in; an answer never needs them outside
+# code (an HTML answer may well mention a `<source>` element, in backticks or a code block).
+_DELIMITER = re.compile(r"</?\s*(source|notes)\b", re.IGNORECASE)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
 
 
 def problem(text: str) -> Problem | None:
     """Why ``text`` is unusable as model prose, or None when it reads as an answer."""
     if echoes_prompt(text):
         return Problem("it repeats the prompt's instructions")
-    if _DELIMITER.search(text):
+    if _DELIMITER.search(_INLINE_CODE.sub(" ", _FENCE.sub("\n", text))):
         return Problem("it reproduces the prompt's <source>/<notes> blocks")
     looping = repetition(text)
     return Problem(looping) if looping else None
