@@ -38,7 +38,7 @@ def settings(rig: Rig, corpus: Path, mode: str) -> dict[str, Any]:
         "mode": mode,
         "request_timeout": TIMEOUT,
         "max_retries": RETRIES,
-        "max_loops": MAX_LOOPS if mode == "loop" else 1,
+        "max_loops": MAX_LOOPS,
         "max_supervisor_rounds": SUPERVISOR_ROUNDS,
         "max_concurrent_researchers": RESEARCHERS,
         "allow_clarification": True,
@@ -46,17 +46,20 @@ def settings(rig: Rig, corpus: Path, mode: str) -> dict[str, Any]:
 
 
 def call_caps(mode: str) -> dict[str, int]:
-    """The most calls each schema may get in one run, before retries."""
+    """The most calls each schema may get in one run, before retries.
+
+    No run here can hand off, so the last round asks for no reflection.
+    """
     if mode == "loop":
-        return {"QueryPlan": 1, "SummaryUpdate": MAX_LOOPS, "Reflection": MAX_LOOPS, "text": 1}
+        return {"QueryPlan": 1, "SummaryUpdate": MAX_LOOPS, "Reflection": MAX_LOOPS - 1, "text": 1}
     researchers = SUPERVISOR_ROUNDS * RESEARCHERS
     return {
         "Clarification": MAX_QUESTIONS + 1,
         "ResearchBrief": 1,
         "SupervisorDecision": SUPERVISOR_ROUNDS,
         "QueryPlan": researchers,
-        "SummaryUpdate": researchers,  # max_loops=1 inside each researcher
-        "Reflection": researchers,
+        "SummaryUpdate": researchers * MAX_LOOPS,
+        "Reflection": researchers * (MAX_LOOPS - 1),
         "text": researchers + 1,  # one call, or one per section
     }
 

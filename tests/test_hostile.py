@@ -353,4 +353,4 @@ async def test_local_search_opens_no_socket_but_the_models(
     report = await aresearch("How do tides work?", **config)
     assert attempts == [] and lookups == []
     assert report.markdown.startswith("# ") and report.sources
-    assert len(rig.chat_log()) >= 4  # the guard let the model calls through
+    assert len(rig.chat_log()) >= 3  # the guard let the model calls through (plan, summary, report)

@@ -41,6 +41,8 @@ def reflection_schema(n: int) -> type[Reflection]:
 @node("reflect")
 async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     topic = state["topic"]
+    if not _verdict_matters(state, ctx):
+        return {"reflection": _LAST_ROUND, "queries": []}
     already = state.get("queries_run", [])
     n = ctx.config.queries_per_round
     prompt = Prompt.simple(
@@ -74,6 +76,20 @@ async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     )
     ctx.emit("reflection", sufficient=sufficient, scope=scope, gap=gap)
     return {"reflection": reflection, "queries": queries}
+
+
+# After the last round the loop ends whatever the model says; only a hand-off could follow.
+_LAST_ROUND = ReflectionState(
+    is_sufficient=False, knowledge_gap="", follow_up_queries=[], scope="focused", subtopics=[]
+)
+
+
+def _verdict_matters(state: LoopState, ctx: NodeContext) -> bool:
+    """False after the last round of a run that cannot hand off (mode=loop, or a researcher):
+    no answer of the model could change what happens next, so it is not asked."""
+    if state.get("research_loop_count", 0) < ctx.config.max_loops:
+        return True
+    return ctx.config.mode == "auto" and not state.get("brief")
 
 
 def _next_queries(candidates: list[str], gap: str, state: LoopState, ctx: NodeContext) -> list[str]:
