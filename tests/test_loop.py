@@ -75,7 +75,9 @@ async def test_the_last_round_still_reflects_when_a_broad_verdict_could_hand_off
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
     scripted.overrides["Reflection"] = fresh_followups()
-    report = await aresearch("How do tides work?", **settings(rig, corpus, mode="auto", max_loops=2))
+    report = await aresearch(
+        "How do tides work?", **settings(rig, corpus, mode="auto", max_loops=2)
+    )
     assert report.stats.rounds == 2 and reflections(rig) == 2
 
 
