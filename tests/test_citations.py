@@ -89,3 +89,41 @@ def test_extractive_quotes_skip_shared_boilerplate_and_carry_no_citations_of_the
     assert "> The json module reads and writes JSON files, see (2)." in body
     assert "> — json [1]" in body and "> — csv [2]" in body
     assert body.index("— json [1]") < body.index("— csv [2]")  # most relevant first
+
+
+def test_one_relevant_source_yields_several_distinct_quotes_each_opening_its_paragraph() -> None:
+    from ponder.services.extractive import QUOTES, extractive_body
+
+    text = "\n".join(
+        [
+            "key_separator = ': '",
+            "",
+            "FUNCTIONS",
+            "dump(obj, fp, indent=None)",
+            "Serialize obj as a JSON formatted stream and write it to a file-like object fp; with"
+            " an indent,"
+            " the arrays and objects are pretty-printed with that many spaces per level, and"
+            " separators may be given as an (item, key) tuple.",
+            "----",
+            "load(fp, cls=None)",
+            "Deserialize fp, a file-like object holding a JSON document, to an object; the"
+            " cls argument names a custom decoder class, and object hooks may turn every"
+            " decoded dictionary into another type.",
+            "",
+            "loads(s)",
+            "Deserialize s, a str, bytes or bytearray instance holding a JSON document, to a"
+            " Python object, with the same arguments as load and the same conversion table"
+            " for every value it decodes.",
+        ]
+    )
+    body = extractive_body("How do I write JSON to a file?", "", [page(1, "json", text)])
+    block = body.split("## From the sources\n\n")[1]
+    quotes = [q for q in block.split("\n>\n") if "— json" not in q]
+    assert 2 <= len(quotes) <= QUOTES
+    assert body.count("> — json [1]") == 1  # one block, one citation
+    # Equally relevant starts: the paragraph's own (its heading and signature) is quoted,
+    # not the unrelated line above it.
+    assert quotes[0].startswith("> FUNCTIONS dump(obj, fp, indent=None) Serialize obj")
+    assert "key_separator" not in body and "----" not in body
+    lines = [line for q in quotes for line in text.splitlines() if line and line in q]
+    assert len(lines) == len(set(lines)), "no line is quoted twice"

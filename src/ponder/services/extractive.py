@@ -8,6 +8,8 @@ then yields a readable, correct, cited report.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ponder.services import guard
 from ponder.services.citations import cited_numbers, defuse
 from ponder.services.reader import bm25_scores
@@ -31,7 +33,9 @@ def extractive_body(topic: str, notes: str, sources: list[Source]) -> str:
         parts.append("## Findings\n\n" + "\n".join(findings))
     chosen = most_relevant(sources, topic, QUOTES)
     shared = boilerplate(sources)
-    quotes = [q for q in (quote(source, topic, shared) for source in chosen) if q]
+    # Few sources get several quotes each, so one relevant page still yields a full report.
+    each = -(-QUOTES // len(chosen)) if chosen else 0
+    quotes = [q for q in (quote(source, topic, shared, each) for source in chosen) if q]
     if quotes:
         parts.append("## From the sources\n\n" + "\n\n".join(quotes))
     return "\n\n".join(parts) + "\n"
@@ -88,43 +92,81 @@ def boilerplate(sources: list[Source]) -> set[str]:
     return {line for line, count in seen.items() if count > 1}
 
 
-def quote(source: Source, topic: str, shared: set[str] | None = None) -> str:
-    """A short quote of the source's passage most relevant to the topic, with its citation.
+def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int = 1) -> str:
+    """A block quoting up to ``limit`` short excerpts of the source's passages most relevant
+    to the topic, best first and no line twice (passages may overlap), under one citation.
 
     Candidates are runs of whole lines (so a quote starts where a line of the page does),
     never across two passages, without lines shared with other sources.
     """
     windows = [
         window
-        for passage in source["passages"]
-        for window in _windows(
-            [x.strip() for x in passage.splitlines() if x.strip() and x.strip() != "…"],
-            shared or set(),
-        )
+        for number, passage in enumerate(source["passages"])
+        for window in _windows(number, passage, shared or set())
     ]
     if not windows:
         return ""
     # No length normalisation: a window's tail is a shorter window that must not win by it.
-    scores = bm25_scores(windows, topic, b=0.0)
-    best = max(range(len(windows)), key=lambda i: (scores[i], -i))
-    excerpt = defuse(" ".join(windows[best].split()))
-    if len(excerpt) > QUOTE_CHARS:
-        excerpt = excerpt[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+    scores = bm25_scores([w.text for w in windows], topic, b=0.0)
+    ranked = sorted(range(len(windows)), key=lambda i: (-scores[i], windows[i].preference))
+    quoted: set[str] = set()  # by text: two passages of a source may overlap
+    excerpts: list[str] = []
+    for i in ranked:
+        window = windows[i]
+        if len(excerpts) == limit or (scores[i] <= 0 and excerpts):  # the first always shows
+            break
+        if quoted.intersection(window.lines):
+            continue
+        quoted.update(window.lines)
+        excerpt = defuse(" ".join(window.text.split()))
+        if len(excerpt) > QUOTE_CHARS:
+            excerpt = excerpt[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+        excerpts.append(f"> {excerpt}\n>\n")
     title = " ".join((source["title"] or source["url"]).split())
-    return f"> {excerpt}\n>\n> — {title} [{source['number']}]"
+    return "".join(excerpts) + f"> — {title} [{source['number']}]"
 
 
-def _windows(lines: list[str], shared: set[str]) -> list[str]:
-    """Runs of consecutive lines of about QUOTE_CHARS, each starting at a line."""
-    kept = [line for line in lines if _line_key(line) not in shared]
+@dataclass(frozen=True)
+class Window:
+    passage: int  # which of the source's passages
+    start: int  # the line of the passage it starts at
+    lines: tuple[str, ...]  # the lines it quotes, as _line_key gives them
+    text: str
+    opens_paragraph: bool
+
+    @property
+    def preference(self) -> tuple[int, bool, int]:
+        """Among equally relevant windows: the best-ranked passage, a quote that opens a
+        paragraph (the signature or heading above a text), then the one with least lead-in."""
+        return (self.passage, not self.opens_paragraph, -self.start)
+
+
+def _windows(number: int, passage: str, shared: set[str]) -> list[Window]:
+    """Runs of consecutive lines of about QUOTE_CHARS, one starting at each line.
+
+    Lines without a letter or digit (blank, "|", "----") only separate paragraphs.
+    """
+    lines: list[str] = []
+    opens: list[bool] = []
+    after_break = True
+    for raw in passage.splitlines():
+        line = raw.strip()
+        if not any(c.isalnum() for c in line):
+            after_break = True
+        elif _line_key(line) not in shared:
+            lines.append(line)
+            opens.append(after_break)
+            after_break = False
     windows = []
-    for start in range(len(kept)):
-        text = ""
-        for line in kept[start:]:
+    for start in range(len(lines)):
+        text, end = "", start
+        for line in lines[start:]:
             if text and len(text) + len(line) > QUOTE_CHARS:
                 break
             text = f"{text} {line}".strip()
-        windows.append(text)
+            end += 1
+        keys = tuple(_line_key(line) for line in lines[start:end])
+        windows.append(Window(number, start, keys, text, opens[start]))
     return windows
 
 
