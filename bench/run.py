@@ -584,6 +584,7 @@ def print_table(results: dict[str, Any]) -> None:
                     f"p95 {s['query_p95_ms']} ms",
                 )
             )
+    rows += document_rows(results.get("documents") or {})
     if "reader" in search:
         r = search["reader"]
         rows.append(("reader 10 pages vs 1", f"{r['ten_pages_s']} s vs {r['one_page_s']} s"))
@@ -599,6 +600,38 @@ def print_table(results: dict[str, Any]) -> None:
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
+
+
+def document_rows(documents: dict[str, Any]) -> list[tuple[str, str]]:
+    if not documents:
+        return []
+    corpus = documents["corpus"]
+    html, pdf = documents["html_extraction"], documents["pdf_extraction"]
+    rows = [
+        (
+            "HTML extraction, 1 process",
+            f"trafilatura {html['trafilatura']['files_per_s']} files/s, "
+            f"lexbor {html['lexbor']['files_per_s']} files/s ({corpus['html_files']} pydoc pages)",
+        ),
+        (
+            "PDF extraction, 1 process",
+            f"pypdf {pdf['pypdf']['pages_per_s']} pages/s, pdfium {pdf['pdfium']['pages_per_s']} "
+            f"pages/s ({pdf['speedup']}×, {corpus['pdf_pages']} pages)",
+        ),
+    ]
+    targets = documents["targets"]
+    for kind in ("html", "pdf"):
+        for processes, build in documents[f"{kind}_index"].items():
+            html_build = kind == "html"
+            unit = f"{build['mb_per_s']} MB/s" if html_build else f"{build['pages_per_s']} pages/s"
+            target = targets["html_100_files_per_s"] if html_build else targets["pdf_5x_pypdf"]
+            rows.append(
+                (
+                    f"index {kind.upper()}, {processes.replace('_', ' ')}",
+                    f"{build['files_per_s']} files/s, {unit}" + mark(target),
+                )
+            )
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -630,8 +663,10 @@ def main(argv: list[str] | None = None) -> int:
         steps.append(("quality", lambda: bench_quality(tiny=not args.no_tiny)))
     if not args.no_search:
         from bench_search import run_search_bench
+        from documents import run_documents_bench
 
         steps.append(("search", run_search_bench))
+        steps.append(("documents", run_documents_bench))
     steps = [(name, step) for name, step in steps if not args.only or name in args.only]
     for name, step in steps:
         began = time.perf_counter()

@@ -3,7 +3,7 @@
 HTML goes through trafilatura: in published main-content extraction benchmarks it is at or
 near the top, it is pure Python on lxml (no browser), and it also handles boilerplate
 such as menus and footers that would waste a small model's context. When it finds nothing
-(tiny or odd pages) a crude tag strip keeps whatever text there is. PDFs go through pypdf.
+(tiny or odd pages) a crude tag strip keeps whatever text there is. PDFs go through pdfium.
 
 The reader never raises for a bad page: it returns a ``Page`` whose ``reason`` says why it
 was not read. Page text is untrusted data; callers must place it in delimited blocks.
@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import html
-import io
-import logging
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import httpx
 
@@ -85,20 +84,40 @@ def html_to_text(markup: str) -> str:
 
 
 def pdf_pages(data: bytes) -> list[str]:
-    """Text of each page of a PDF. Raises ValueError for a corrupt or encrypted file."""
-    from pypdf import PdfReader
+    """Text of each page of a PDF. Raises ValueError for a corrupt or encrypted file.
 
-    # pypdf logs every repaired defect; ponder reports unreadable files through its own warnings.
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    pdfium (the PDF engine of Chromium) reads pages about NN times faster than pypdf did here
+    (see the README's indexing figures), and is hardened against hostile files.
+    """
+    import pypdfium2 as pdfium
+
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted:
-            raise ValueError("the PDF is encrypted")
-        return [(page.extract_text() or "").strip() for page in reader.pages]
-    except ValueError:
-        raise
-    except Exception as exc:  # pypdf raises many types for corrupt files
-        raise ValueError(f"unreadable PDF ({type(exc).__name__}: {exc})") from None
+        document = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        reason = str(exc)
+        if "password" in reason.lower():
+            raise ValueError("the PDF is encrypted") from None
+        raise ValueError(f"unreadable PDF ({reason})") from None
+    try:
+        return [_page_text(document, number) for number in range(len(document))]
+    except pdfium.PdfiumError as exc:
+        raise ValueError(f"unreadable PDF ({exc})") from None
+    finally:
+        document.close()
+
+
+def _page_text(document: Any, number: int) -> str:
+    page = document[number]
+    try:
+        text_page = page.get_textpage()
+        try:
+            text: str = text_page.get_text_range()
+        finally:
+            text_page.close()
+    finally:
+        page.close()
+    # pdfium ends lines with \r\n and marks soft hyphens; plain newlines for passages.
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufffe", "").strip()
 
 
 # -- passages ---------------------------------------------------------------------------

@@ -2,15 +2,24 @@
 
 Only files whose mtime or size changed are read; a file whose content hash is unchanged is
 only re-stamped. Unreadable, oversized and unsupported files are skipped with a warning.
+Reading and text extraction (most of the time, for HTML and PDF) run in a pool of
+processes, one per core; every SQLite write stays in the calling thread. Work is committed
+in batches, so an interrupted run keeps what it indexed and the next run goes on from there.
 """
 
 from __future__ import annotations
 
 import bisect
 import hashlib
+import multiprocessing
+import os
+import signal
 import sqlite3
-from collections.abc import Callable
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ponder.services.reader import chunk_text
@@ -22,6 +31,9 @@ Progress = Callable[[int, int], None]
 _MAX_WARNINGS = 10  # per indexing run; the rest are summed up in one line
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are skipped: read whole, they would fill memory
 _BATCH = 2000  # files per transaction: a crash loses at most one batch of work
+# Starting worker processes costs about half a second (each imports ponder), in which one
+# process reads some 200 HTML files: fewer changed files than this are read in-process.
+POOL_MIN_FILES = 200
 
 
 @dataclass
@@ -35,14 +47,114 @@ class IndexStats:
     skipped: int = 0
     passages: int = 0
     seconds: float = 0.0
+    workers: int = 1
+
+
+@dataclass
+class Job:
+    path: str
+    signature: tuple[int, int]
+    known_hash: str | None  # the stored content hash, when the file was indexed before
+    max_bytes: int
+
+
+@dataclass
+class Extracted:
+    """What a worker made of one file: its text cut into passages, or why it is skipped."""
+
+    job: Job
+    digest: str = ""
+    title: str = ""
+    text: str = ""
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    page_starts: list[int] = field(default_factory=list)
+    skipped: str | None = None
+    retry: bool = False  # unreadable now: stored so that the next run tries again
+    same_content: bool = False  # touched, not changed
+
+
+def extract(job: Job) -> Extracted:
+    """Read one file and cut its text into passages (runs in a worker process)."""
+    if job.signature[1] > job.max_bytes:
+        return Extracted(job, skipped=f"larger than {job.max_bytes // (1024 * 1024)} MB")
+    try:
+        data = Path(job.path).read_bytes()
+    except OSError as exc:
+        return Extracted(job, skipped=f"cannot read ({exc.strerror or exc})", retry=True)
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    if digest == job.known_hash:
+        return Extracted(job, digest, same_content=True)
+    try:
+        document = read_document(Path(job.path), data)
+    except SkipFile as exc:
+        return Extracted(job, digest, skipped=str(exc))
+    except Exception as exc:  # an extractor bug on one odd file must not stop the run
+        return Extracted(job, digest, skipped=f"unreadable ({type(exc).__name__}: {exc})")
+    spans = chunk_text(document.text)
+    return Extracted(job, digest, document.title, document.text, spans, document.page_starts)
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C is the parent's to handle: it commits what was indexed and stops the pool.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def extracted(jobs: list[Job], workers: int) -> Generator[Extracted, None, None]:
+    """Each job's result, in order; in ``workers`` processes when that pays."""
+    if workers < 2:
+        yield from map(extract, jobs)
+        return
+    context = multiprocessing.get_context(_start_method())
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
+    try:
+        yield from pool.map(extract, jobs, chunksize=4)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def deferred_interrupt() -> Iterator[Callable[[], bool]]:
+    """Ctrl-C (SIGINT) is noted rather than raised at once; yields "was it pressed?".
+
+    Signal handlers belong to the main thread; elsewhere (a search indexing in a worker
+    thread) nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    pressed = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: pressed.set())
+    try:
+        yield pressed.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed.is_set():  # pressed after the last file: still an interruption
+        raise KeyboardInterrupt
+
+
+def _start_method() -> str:
+    """fork where it is safe (POSIX, this process has one thread: `ponder index`), as it
+    costs milliseconds; spawn otherwise (a thread holding a lock would break a fork), which
+    costs each worker about half a second to import ponder."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
+def pool_size(jobs: int, workers: int | None = None) -> int:
+    """Processes for ``jobs`` files: as asked, or one per core when there is enough work."""
+    if workers is None:
+        workers = (os.cpu_count() or 1) if jobs >= POOL_MIN_FILES else 1
+    return max(1, min(workers, jobs))
 
 
 class Indexer:
     """One incremental indexing pass over a connection (caller holds the locks)."""
 
-    def __init__(self, conn: sqlite3.Connection, warn: Warn) -> None:
+    def __init__(self, conn: sqlite3.Connection, warn: Warn, workers: int | None = None) -> None:
         self.conn = conn
         self.warn = warn
+        self.workers = workers  # None: one per core when there is enough to read
         self.stats = IndexStats()
         self.next_chunk = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
         self.chunk_rows: list[tuple[int, int, int, int, int | None]] = []
@@ -53,60 +165,69 @@ class Indexer:
             row[0]: row[1:]
             for row in self.conn.execute("SELECT path, id, mtime_ns, size, hash FROM files")
         }
-        self.stats.files = len(found)
+        self.stats.files = total = len(found)
         for path in [p for p in known if p not in found]:
             self._forget(known[path][0])
             self.conn.execute("DELETE FROM files WHERE id = ?", (known[path][0],))
             self.stats.removed += 1
-        total = len(found)
-        for done, (path, signature) in enumerate(sorted(found.items()), start=1):
+        jobs = []
+        for path, signature in sorted(found.items()):
             previous = known.get(path)
             if previous is not None and tuple(previous[1:3]) == signature:
                 self.stats.unchanged += 1
             else:
-                self._update(path, signature, previous)
-            if done % _BATCH == 0:
-                self._flush()
-                self.conn.commit()
-            if progress and (done % 50 == 0 or done == total):
-                progress(done, total)
-        self._flush()
-        self.conn.commit()
+                jobs.append(Job(path, signature, previous[3] if previous else None, MAX_FILE_BYTES))
+        self.stats.workers = pool_size(len(jobs), self.workers)
+        results = extracted(jobs, self.stats.workers)
+        try:
+            self._store_all(results, known, total, progress)
+        finally:  # also on Ctrl-C: what was indexed is kept, the rest is read next time
+            results.close()  # stops the pool now, not when the traceback is collected
+            self._flush()
+            self.conn.commit()
         if self.stats.skipped > _MAX_WARNINGS:
             self.warn(f"…and {self.stats.skipped - _MAX_WARNINGS} more files skipped.")
         return self.stats
 
-    def _update(
-        self, path: str, signature: tuple[int, int], previous: tuple[int, int, int, str] | None
+    def _store_all(
+        self,
+        results: Iterable[Extracted],
+        known: dict[str, tuple[int, int, int, str]],
+        total: int,
+        progress: Progress | None,
     ) -> None:
-        if signature[1] > MAX_FILE_BYTES:
-            limit = MAX_FILE_BYTES // (1024 * 1024)
-            self._skip(path, signature, "", f"larger than {limit} MB", previous)
+        if progress:
+            progress(self.stats.unchanged, total)
+        with deferred_interrupt() as interrupted:
+            for done, result in enumerate(results, start=self.stats.unchanged + 1):
+                if interrupted():  # between two files, so none is half stored
+                    raise KeyboardInterrupt
+                self._store(result, known.get(result.job.path))
+                if done % _BATCH == 0:
+                    self._flush()
+                    self.conn.commit()
+                if progress:
+                    progress(done, total)
+
+    def _store(self, result: Extracted, previous: tuple[int, int, int, str] | None) -> None:
+        job = result.job
+        if result.skipped is not None:
+            # Stored with an impossible signature when unreadable, so the next run tries again.
+            signature = (-1, -1) if result.retry else job.signature
+            self._skip(job.path, signature, result.digest, result.skipped, previous)
             return
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            # Stored with an impossible signature so the next run tries again.
-            reason = f"cannot read ({exc.strerror or exc})"
-            self._skip(path, (-1, -1), "", reason, previous)
-            return
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-        if previous is not None and previous[3] == digest:  # touched, not changed
+        if result.same_content and previous is not None:
             self.conn.execute(
-                "UPDATE files SET mtime_ns = ?, size = ? WHERE id = ?", (*signature, previous[0])
+                "UPDATE files SET mtime_ns = ?, size = ? WHERE id = ?",
+                (*job.signature, previous[0]),
             )
             self.stats.unchanged += 1
             return
-        try:
-            document = read_document(Path(path), data)
-        except SkipFile as exc:
-            self._skip(path, signature, digest, str(exc), previous)
-            return
-        file_id = self._upsert(path, signature, digest, document.title, None, previous)
-        for start, end in chunk_text(document.text):
-            page = bisect.bisect_right(document.page_starts, start) or None
+        file_id = self._upsert(job.path, job.signature, result.digest, result.title, None, previous)
+        for start, end in result.spans:
+            page = bisect.bisect_right(result.page_starts, start) or None
             self.chunk_rows.append((self.next_chunk, file_id, start, end, page))
-            self.fts_rows.append((self.next_chunk, document.title, document.text[start:end]))
+            self.fts_rows.append((self.next_chunk, result.title, result.text[start:end]))
             self.next_chunk += 1
         self.stats.indexed += 1
         if len(self.chunk_rows) >= 5000:

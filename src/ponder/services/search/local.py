@@ -165,15 +165,18 @@ class LocalIndex:
     def close(self) -> None:
         self._conn.close()
 
-    def index(self, progress: Progress | None = None, warn: Warn | None = None) -> IndexStats:
+    def index(
+        self, progress: Progress | None = None, warn: Warn | None = None, workers: int | None = None
+    ) -> IndexStats:
         """Bring the index up to date with the files on disk; only changed files are read.
 
         ``progress(done, total)`` is called as files are checked; ``warn`` gets one line per
-        skipped file (the first ten, then a count).
+        skipped file (the first ten, then a count). Files are read by up to ``workers``
+        processes (default: one per core).
         """
         started = time.perf_counter()
         with _index_lock(self.db_path), self._lock:
-            indexer = Indexer(self._conn, warn or self._warn)
+            indexer = Indexer(self._conn, warn or self._warn, workers)
             stats = indexer.run(discover(self.roots, warn or self._warn), progress)
         stats.seconds = time.perf_counter() - started
         return stats
