@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 from pathlib import Path
 
@@ -259,3 +260,28 @@ def test_question_words_do_not_outrank_the_topic_on_real_documentation(tmp_path:
     assert Path(hits[0].url).stem == "json", [Path(h.url).stem for h in hits]
     assert query_words("How do I read JSON files?") == ["read", "json", "files"]
     assert query_words("Wie lese ich JSON?") == ["lese", "json"]  # German function words too
+
+
+def test_the_same_text_in_two_files_fills_one_result_slot(tmp_path: Path) -> None:
+    """A copy in another folder, and a Markdown page with its HTML rendering, count once;
+    the better-ranked file keeps the slot and the next slot goes to another text."""
+    from markdown_it import MarkdownIt
+
+    from ponder.testing.corpus import pydoc_corpus
+
+    docs = tmp_path / "docs"
+    pydoc_corpus(docs / "pydoc", ["json", "csv", "pickle", "marshal"])
+    (docs / "copy").mkdir()
+    shutil.copy(docs / "pydoc" / "json.txt", docs / "copy" / "json.txt")
+    notes = (
+        "# Reading JSON\n\nUse `json.load(fp)` to read a JSON document from a file object, and "
+        "`json.dump(obj, fp)` to write one. Both take an open *text* file.\n\nThe reader "
+        "turns JSON objects into dicts and arrays into lists, unless hooks say otherwise.\n"
+    )
+    (docs / "notes.md").write_text(notes)
+    (docs / "notes.html").write_text(f"<html><body>{MarkdownIt().render(notes)}</body></html>")
+    hits = indexed(docs).search("read a JSON document from a file", 4)
+    names = [str(Path(h.url).relative_to(docs)) for h in hits]
+    assert sum(n.endswith("json.txt") for n in names) == 1, names
+    assert sum(n.startswith("notes.") for n in names) == 1, names
+    assert len(names) == len(set(names)) and len(names) >= 3, names

@@ -34,6 +34,7 @@ Progress = Callable[[int, int], None]
 Passage = tuple[str, int, int, int | None, str]  # title, start, end, page, text
 
 SCHEMA_VERSION = 1
+DUPLICATE_SHARE = 0.6  # of a passage's word triples found in a better-ranked one
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (
@@ -208,12 +209,22 @@ class LocalIndex:
             rows = self._conn.execute(
                 _QUERY, (fts_query(self._discriminating(cheap)), max_results * 8)
             ).fetchall()
-            chosen = list(dict.fromkeys(path for (path,) in rows))[:max_results]
-            best = {
-                path: self._conn.execute(_IN_FILE, (fts_query(cheap), path, per_file)).fetchall()
-                for path in chosen
-            }
-        return [_result(path, best[path], words) for path in chosen if best[path]]
+            best: dict[str, list[Passage]] = {}
+            shown: list[set[tuple[str, ...]]] = []
+            for path in dict.fromkeys(path for (path,) in rows):
+                passages = self._conn.execute(_IN_FILE, (fts_query(cheap), path, per_file))
+                found = passages.fetchall()
+                if not found:
+                    continue
+                # A copy, or a page and its source: the better-ranked file has the slot.
+                grams = shingles(found[0][4])
+                if any(repeats(grams, earlier) for earlier in shown):
+                    continue
+                shown.append(grams)
+                best[path] = found
+                if len(best) == max_results:
+                    break
+        return [_result(path, passages, words) for path, passages in best.items()]
 
     def _discriminating(self, words: list[str]) -> list[str]:
         """The words that tell files apart (caller holds the lock).
@@ -252,6 +263,19 @@ class LocalIndex:
     def _files_with(self, word: str, limit: int) -> int:
         """In how many files ``word`` occurs, counting no further than ``limit``."""
         return int(self._conn.execute(_COUNT_FILES, (fts_query([word]), limit)).fetchone()[0])
+
+
+def shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:
+    """The text's runs of ``size`` words, lower-cased, markup and punctuation ignored."""
+    words = re.findall(r"[^\W_]+", text.lower())
+    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+
+
+def repeats(passage: set[tuple[str, ...]], earlier: set[tuple[str, ...]]) -> bool:
+    """Whether most of the shorter of two passages is in the other (0.6 of its shingles):
+    passages of two files cut at different places, or with markup, still match."""
+    smaller = min(len(passage), len(earlier))
+    return smaller > 0 and len(passage & earlier) >= DUPLICATE_SHARE * smaller
 
 
 def _result(path: str, passages: list[Passage], words: Sequence[str]) -> SearchResult:
