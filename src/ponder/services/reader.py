@@ -86,7 +86,7 @@ def html_to_text(markup: str) -> str:
 def pdf_pages(data: bytes) -> list[str]:
     """Text of each page of a PDF. Raises ValueError for a corrupt or encrypted file.
 
-    pdfium (the PDF engine of Chromium) reads pages about NN times faster than pypdf did here
+    pdfium (the PDF engine of Chromium) reads pages about four times faster than pypdf did here
     (see the README's indexing figures), and is hardened against hostile files.
     """
     import pypdfium2 as pdfium

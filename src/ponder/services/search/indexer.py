@@ -32,8 +32,9 @@ _MAX_WARNINGS = 10  # per indexing run; the rest are summed up in one line
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are skipped: read whole, they would fill memory
 _BATCH = 2000  # files per transaction: a crash loses at most one batch of work
 # Starting worker processes costs about half a second (each imports ponder), in which one
-# process reads some 200 HTML files: fewer changed files than this are read in-process.
+# process reads some 200 HTML files: fewer HTML or PDF files than this are read in-process.
 POOL_MIN_FILES = 200
+HEAVY_SUFFIXES = (".html", ".htm", ".pdf")
 
 
 @dataclass
@@ -141,11 +142,16 @@ def _start_method() -> str:
     return "spawn"
 
 
-def pool_size(jobs: int, workers: int | None = None) -> int:
-    """Processes for ``jobs`` files: as asked, or one per core when there is enough work."""
+def pool_size(jobs: list[Job], workers: int | None = None) -> int:
+    """Processes for these files: as asked, or one per core when there is enough work.
+
+    Only HTML and PDF are worth a pool: plain text needs no extraction, and sending it
+    between processes costs more than reading it here.
+    """
     if workers is None:
-        workers = (os.cpu_count() or 1) if jobs >= POOL_MIN_FILES else 1
-    return max(1, min(workers, jobs))
+        heavy = sum(1 for job in jobs if job.path.lower().endswith(HEAVY_SUFFIXES))
+        workers = (os.cpu_count() or 1) if heavy >= POOL_MIN_FILES else 1
+    return max(1, min(workers, len(jobs)))
 
 
 class Indexer:
@@ -177,7 +183,7 @@ class Indexer:
                 self.stats.unchanged += 1
             else:
                 jobs.append(Job(path, signature, previous[3] if previous else None, MAX_FILE_BYTES))
-        self.stats.workers = pool_size(len(jobs), self.workers)
+        self.stats.workers = pool_size(jobs, self.workers)
         results = extracted(jobs, self.stats.workers)
         try:
             self._store_all(results, known, total, progress)
