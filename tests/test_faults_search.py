@@ -31,6 +31,7 @@ from ponder.testing import Rig, ScriptedBackend
 BEHAVIOURS = ("fail", "flap", "slow", "empty", "duplicates", "huge")
 BACKENDS = ("local", "searxng", "duckduckgo", "hybrid")
 DELAY = 0.4  # a slow engine answers after this
+HANG = 4.0  # a hanging engine answers after this
 HUGE = 200_000  # characters in an enormous snippet
 NUM_CTX, NUM_PREDICT = 2048, 256
 
@@ -54,6 +55,10 @@ class Engine:
             number = self.calls
         if self.behaviour == "fail" or (self.behaviour == "flap" and number % 2 == 1):
             raise EngineDown(f"engine down (call {number})")
+        if self.behaviour == "dies":  # the first call fails, every later one hangs
+            if number == 1:
+                raise EngineDown("engine down")
+            time.sleep(HANG)
         if self.behaviour == "slow":
             time.sleep(DELAY)
         with self._lock:
@@ -235,3 +240,56 @@ async def test_search_fault_through_a_full_run(
         assert report.sources
         for source in report.sources:
             assert sum(len(p) for p in source.passages) <= PASSAGE_CHARS + 200
+
+
+def private_run(rig: Rig, corpus: Path, searx: Site, **extra: Any) -> Any:
+    return aresearch(
+        "How do tides work?",
+        model="scripted",
+        ollama_base_url=rig.url,
+        mode="loop",
+        max_loops=1,
+        search="searxng",
+        searxng_url=searx.url,
+        docs=[str(corpus)],
+        cache=False,
+        **extra,
+    )
+
+
+@pytest.mark.parametrize("fallback", [False, True])
+async def test_searxng_search_reaches_a_public_engine_only_with_fallback(
+    fallback: bool, corpus: Path, monkeypatch: pytest.MonkeyPatch, searx_factory: Any
+) -> None:
+    public = Engine("ok")
+    patch_ddgs(monkeypatch, public)
+    searx = searx_factory(Engine("fail"))
+    with Rig(ScriptedBackend()) as rig:
+        report = await private_run(rig, corpus, searx, fallback=fallback)
+    web = [s for s in report.sources if s.origin == "web"]
+    if fallback:
+        assert public.calls > 0 and web
+    else:
+        assert public.calls == 0, "a private search reached DuckDuckGo"
+        assert not web and report.sources  # the local documents still answered
+        assert any("falling back to 'local'" in w for w in report.stats.warnings)
+
+
+async def test_a_backend_that_dies_costs_the_round_one_failure_not_one_per_query(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch, searx_factory: Any
+) -> None:
+    """SearXNG fails the first query at once and hangs on the others: they give up as soon
+    as the first has failed, instead of each waiting for its own timeout."""
+    engine = Engine("dies")
+    patch_ddgs(monkeypatch, Engine("ok"))
+    searx = searx_factory(engine)
+    queries = {"rationale": "r", "queries": ["moon tides", "tide tables", "spring tides"]}
+    with Rig(ScriptedBackend(overrides={"QueryPlan": queries})) as rig:
+        started = time.perf_counter()
+        report = await private_run(rig, corpus, searx, queries_per_round=4)
+        seconds = time.perf_counter() - started
+    assert engine.calls == 4 and report.stats.search_calls == 4
+    assert seconds < HANG / 2, seconds  # nobody waited for a hanging request
+    falling = [w for w in report.stats.warnings if "falling back to 'local'" in w]
+    assert len(falling) == 1, report.stats.warnings  # one failure, said once
+    assert report.sources and all(s.origin == "local" for s in report.sources)

@@ -91,6 +91,11 @@ class Configuration(BaseModel):
     searxng_url: str = Field(
         "http://127.0.0.1:8888", description="Base URL of a self-hosted SearXNG instance."
     )
+    fallback: bool = Field(
+        False,
+        description="With search=searxng, try DuckDuckGo (a public engine) when SearXNG fails. "
+        "Off by default: queries go only where the search setting says.",
+    )
     fetch_full_page: bool = Field(
         False, description="Read each web result's full page instead of only its snippet."
     )

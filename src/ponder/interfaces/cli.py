@@ -119,6 +119,11 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--ollama-url", metavar="URL", help="where Ollama listens")
     group.add_argument("--searxng-url", metavar="URL", help="your SearXNG instance")
     group.add_argument(
+        "--fallback",
+        action="store_true",
+        help="with --search searxng, try DuckDuckGo when SearXNG fails (off: stay private)",
+    )
+    group.add_argument(
         "--full-pages", action="store_true", help="read whole web pages, not only snippets"
     )
     group.add_argument(
@@ -250,6 +255,8 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         options["cache"] = False
     if args.full_pages:
         options["fetch_full_page"] = True
+    if args.fallback:
+        options["fallback"] = True
     return options
 
 

@@ -3,7 +3,8 @@
 Fallback order (each step is announced through ``warn``):
 
 - ``duckduckgo``: DuckDuckGo → SearXNG → local documents (when ``docs`` is set).
-- ``searxng``: SearXNG → DuckDuckGo → local documents (when ``docs`` is set).
+- ``searxng``: SearXNG → local documents (when ``docs`` is set); DuckDuckGo, a public
+  engine, only with ``fallback`` (private searches stay private unless you opt in).
 - ``local``: local documents only; no network at all.
 - ``hybrid``: local documents and the web (DuckDuckGo → SearXNG) concurrently, merged by
   rank; one side failing leaves the other.
@@ -77,7 +78,10 @@ def make_search(config: Configuration, warn: Warn) -> SearchBackend:
             warn("search='hybrid' without docs: searching the web only (pass --docs PATH).")
             return FallbackSearch([web], warn, empty_when_exhausted=True)
         return FallbackSearch([HybridSearch(local, web, warn)], warn, empty_when_exhausted=True)
-    order = [ddg, searxng] if config.search == "duckduckgo" else [searxng, ddg]
+    if config.search == "duckduckgo":
+        order = [ddg, searxng]
+    else:
+        order = [searxng, ddg] if config.fallback else [searxng]
     if local is not None:
         order.append(local)
     return FallbackSearch(order, warn, empty_when_exhausted=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 
@@ -14,6 +15,10 @@ Warn = Callable[[str], None]
 _DOWN_UNTIL: dict[str, float] = {}
 
 
+class _FailedForAnother(Exception):
+    """The backend failed for another query of this round while this one waited."""
+
+
 def _key(backend: SearchBackend) -> str:
     return f"{backend.name}@{getattr(backend, 'base_url', '')}"
 
@@ -22,7 +27,8 @@ class FallbackSearch:
     """The first backend that answers wins; failures are warned about, never silent.
 
     A backend that failed is skipped for ``cooldown`` seconds — by every FallbackSearch in
-    the process — so one outage costs one set of retries rather than one per query. When
+    the process — so one outage costs one set of retries rather than one per query; the
+    queries of one round (one instance) that are waiting on it give up at the same moment. When
     every backend fails the wrapper warns and returns [] if ``empty_when_exhausted``, else
     raises SearchBackendError.
     """
@@ -42,18 +48,27 @@ class FallbackSearch:
         self.cooldown = cooldown
         self.empty_when_exhausted = empty_when_exhausted
         self._warn = warn
+        # Per instance, i.e. per round: a backend that failed for one query of the round.
+        self._failed: dict[str, asyncio.Event] = {}
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
         errors: list[str] = []
         now = time.monotonic()
         live = [b for b in self.backends if _DOWN_UNTIL.get(_key(b), 0.0) <= now]
-        for backend in live or self.backends:  # all cooling down: try them all again
+        order = live or self.backends  # all cooling down: try them all again
+        for backend in order:
+            failed = self._failed.setdefault(_key(backend), asyncio.Event())
+            # Giving up on a backend helps only when another one can answer instead.
+            last = backend is order[-1]
             try:
-                return await backend.search(query, max_results)
+                return await self._ask(backend, query, max_results, None if last else failed)
+            except _FailedForAnother:
+                errors.append(f"{backend.name}: failed for another query")
             except SearchBackendError as exc:
+                failed.set()  # the round's other queries stop waiting on it now
                 errors.append(f"{backend.name}: {exc}")
                 _DOWN_UNTIL[_key(backend)] = time.monotonic() + self.cooldown
-                following = self._next_after(backend, live or self.backends)
+                following = self._next_after(backend, order)
                 if following is not None:
                     self._warn(
                         f"Search backend '{backend.name}' failed ({exc}); "
@@ -64,6 +79,28 @@ class FallbackSearch:
             raise SearchBackendError(message)
         self._warn(message + ". Continuing without search results for this query.")
         return []
+
+    @staticmethod
+    async def _ask(
+        backend: SearchBackend, query: str, max_results: int, failed: asyncio.Event | None
+    ) -> list[SearchResult]:
+        """The backend's answer, unless it fails for another query first (``failed`` is set):
+        one dead backend costs a round one timeout, not one per query."""
+        if failed is None:
+            return await backend.search(query, max_results)
+        if failed.is_set():
+            raise _FailedForAnother
+        call = asyncio.ensure_future(backend.search(query, max_results))
+        gone = asyncio.ensure_future(failed.wait())
+        try:
+            await asyncio.wait({call, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+            if not call.done():
+                call.cancel()
+        if call.done() and not call.cancelled():
+            return call.result()
+        raise _FailedForAnother
 
     @staticmethod
     def forget_failures() -> None:
