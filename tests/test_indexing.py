@@ -165,3 +165,15 @@ def test_ctrl_c_during_ponder_index_keeps_the_work_and_says_how_to_go_on(
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
     assert f"{total - kept} new or changed, {kept} unchanged" in again.stdout
+
+
+def test_code_in_local_html_keeps_its_lines_and_indentation() -> None:
+    from ponder.services.search.documents import page_text
+
+    markup = (
+        "<body><p>Read a file:</p><pre><span class='k'>with</span> open(path) as f:\n"
+        "    data = json.load(f)\n</pre><p>Then   use it.</p></body>"
+    )
+    assert page_text(markup) == (
+        "Read a file:\n\nwith open(path) as f:\n    data = json.load(f)\n\nThen use it."
+    )

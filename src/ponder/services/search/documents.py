@@ -119,6 +119,13 @@ def page_text(markup: str) -> str:
     tree = LexborHTMLParser(markup)
     for node in tree.css(_FURNITURE):
         node.decompose()
+    # Code keeps its lines and indentation: set aside, put back after spaces are collapsed.
+    code: dict[str, str] = {}
+    for number, node in enumerate(tree.css("pre")):
+        code[f"\x00{number}\x00"] = "\n".join(
+            line.rstrip() for line in node.text(deep=True).strip("\n").splitlines()
+        )
+        node.replace_with(f"\x00{number}\x00")
     root = tree.body or tree.root
     if root is None:
         return ""
@@ -130,11 +137,14 @@ def page_text(markup: str) -> str:
             pieces.append("\n\n")
         elif node.tag == "br":
             pieces.append("\n")
+    text = "".join(pieces)
+    for marker in code:  # its own paragraph, whatever surrounded it
+        text = text.replace(marker, f"\n\n{marker}\n\n")
     paragraphs = (
         "\n".join(" ".join(line.split()) for line in block.splitlines() if line.strip())
-        for block in re.split(r"\n\s*\n", "".join(pieces))
+        for block in re.split(r"\n\s*\n", text)
     )
-    return "\n\n".join(p for p in paragraphs if p)
+    return "\n\n".join(code.get(p, p) for p in paragraphs if p)
 
 
 def _decode(data: bytes, html: bool) -> str:
