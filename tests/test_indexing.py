@@ -177,3 +177,30 @@ def test_code_in_local_html_keeps_its_lines_and_indentation() -> None:
     assert page_text(markup) == (
         "Read a file:\n\nwith open(path) as f:\n    data = json.load(f)\n\nThen use it."
     )
+
+
+REAL_EXTRACT = indexer.extract
+
+
+def crashing_extract(job: indexer.Job) -> indexer.Extracted:
+    """A reader that takes its whole process down on one file, as a native crash would."""
+    if job.path.endswith("json.html"):
+        os._exit(1)
+    return REAL_EXTRACT(job)
+
+
+def test_a_file_that_kills_its_reader_process_costs_a_warning_not_the_run(
+    documents: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexer, "_start_method", lambda: "fork")  # the patch reaches workers
+    monkeypatch.setattr(indexer, "extract", crashing_extract)
+    warnings: list[str] = []
+    local = LocalIndex([documents / "html"], db_path=tmp_path / "index.sqlite")
+    try:
+        stats = local.index(warn=warnings.append, workers=2)
+    finally:
+        local.close()
+    assert any("died" in w and "What was indexed is kept" in w for w in warnings), warnings
+    assert stats.indexed < len(MODULES)
+    kept = {row[0] for row in contents(tmp_path / "index.sqlite")}
+    assert len(kept) == stats.indexed and not any(p.endswith("json.html") for p in kept)

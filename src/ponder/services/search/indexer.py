@@ -18,6 +18,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,6 +163,7 @@ class Indexer:
         self.warn = warn
         self.workers = workers  # None: one per core when there is enough to read
         self.stats = IndexStats()
+        self.stored = 0  # files read and stored by this run
         self.next_chunk = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
         self.chunk_rows: list[tuple[int, int, int, int, int | None]] = []
         self.fts_rows: list[tuple[int, str, str]] = []
@@ -187,6 +189,12 @@ class Indexer:
         results = extracted(jobs, self.stats.workers)
         try:
             self._store_all(results, known, total, progress)
+        except BrokenProcessPool:  # a file crashed the reader's process outright
+            left = len(jobs) - self.stored
+            self.warn(
+                f"A process reading your documents died (a file crashed its reader); "
+                f"{left} file(s) were not indexed this time. What was indexed is kept."
+            )
         finally:  # also on Ctrl-C: what was indexed is kept, the rest is read next time
             results.close()  # stops the pool now, not when the traceback is collected
             self._flush()
@@ -209,6 +217,7 @@ class Indexer:
                 if interrupted():  # between two files, so none is half stored
                     raise KeyboardInterrupt
                 self._store(result, known.get(result.job.path))
+                self.stored += 1
                 if done % _BATCH == 0:
                     self._flush()
                     self.conn.commit()
