@@ -8,6 +8,7 @@ from langchain_core.messages import AIMessage
 
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
+from ponder.nodes.route import can_hand_off
 from ponder.services.citations import citation_check
 from ponder.services.composer import compose_report
 from ponder.services.llm import Prompt
@@ -29,7 +30,7 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
     summary = state.get("running_summary", "")
     sources = state.get("sources", [])
     reflection: dict[str, Any] = dict(state.get("reflection") or {})
-    if reflection.get("scope") == "broad" and ctx.config.mode == "auto" and not state.get("brief"):
+    if reflection.get("scope") == "broad" and can_hand_off(state, ctx.config):
         ctx.count("broad_not_handed_off")
     if not sources:
         warnings = list((state.get("stats") or {}).get("warnings", []))

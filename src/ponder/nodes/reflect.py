@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, create_model
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.query import SearchPhrase
+from ponder.nodes.route import can_hand_off
 from ponder.services.llm import Prompt
 from ponder.services.vetting import (
     evidence,
@@ -89,7 +90,7 @@ def _verdict_matters(state: LoopState, ctx: NodeContext) -> bool:
     no answer of the model could change what happens next, so it is not asked."""
     if state.get("research_loop_count", 0) < ctx.config.max_loops:
         return True
-    return ctx.config.mode == "auto" and not state.get("brief")
+    return can_hand_off(state, ctx.config)
 
 
 def _next_queries(candidates: list[str], gap: str, state: LoopState, ctx: NodeContext) -> list[str]:

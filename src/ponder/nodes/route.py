@@ -20,6 +20,12 @@ def route_start(state: LoopState, config: RunnableConfig) -> AtStart:
     return "deep_research" if mode == "deep" else "generate_query"
 
 
+def can_hand_off(state: LoopState, settings: Configuration) -> bool:
+    """Whether a broad verdict would hand this run to the deep pipeline: only in mode=auto,
+    and never from a researcher (which has a brief) inside that pipeline."""
+    return settings.mode == "auto" and not state.get("brief")
+
+
 def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
     """Hand off a broad topic, stop when sufficient or out of rounds, else search again."""
     settings = Configuration.from_runnable_config(config)

@@ -21,14 +21,20 @@ def pydoc_corpus(folder: Path, modules: Iterable[str]) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name in modules:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        text = pydoc.render_doc(module, renderer=pydoc.plaintext)  # type: ignore[attr-defined]
-        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
-        written.append(name)
+        text = pydoc_text(name)
+        if text is not None:
+            (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+            written.append(name)
     return written
+
+
+def pydoc_text(name: str) -> str | None:
+    """pydoc's plain-text page of a module, or None when it cannot be imported or rendered."""
+    try:
+        module = importlib.import_module(name)
+        return str(pydoc.render_doc(module, renderer=pydoc.plaintext))  # type: ignore[attr-defined]
+    except Exception:  # an odd module must not stop a corpus
+        return None
 
 
 # Modules that act when imported (open a browser, print, start a GUI) or are test suites.
@@ -100,10 +106,8 @@ def pdf_corpus(folder: Path, modules: Iterable[str], pages_each: int = 8) -> int
     folder.mkdir(parents=True, exist_ok=True)
     total = 0
     for name in modules:
-        try:
-            module = importlib.import_module(name)
-            text = pydoc.render_doc(module, renderer=pydoc.plaintext)  # type: ignore[attr-defined]
-        except Exception:  # an odd module must not stop the corpus
+        text = pydoc_text(name)
+        if text is None:
             continue
         story = []
         for block in text.split("\n\n"):

@@ -209,10 +209,11 @@ class LocalIndex:
             rows = self._conn.execute(
                 _QUERY, (fts_query(self._discriminating(cheap)), max_results * 8)
             ).fetchall()
+            within = fts_query(cheap)
             best: dict[str, list[Passage]] = {}
             shown: list[set[tuple[str, ...]]] = []
             for path in dict.fromkeys(path for (path,) in rows):
-                passages = self._conn.execute(_IN_FILE, (fts_query(cheap), path, per_file))
+                passages = self._conn.execute(_IN_FILE, (within, path, per_file))
                 found = passages.fetchall()
                 if not found:
                     continue
