@@ -589,6 +589,7 @@ def print_table(results: dict[str, Any]) -> None:
                 )
             )
     rows += document_rows(results.get("documents") or {})
+    rows += semantic_rows(results.get("semantic") or {})
     if "reader" in search:
         r = search["reader"]
         rows.append(("reader 10 pages vs 1", f"{r['ten_pages_s']} s vs {r['one_page_s']} s"))
@@ -638,6 +639,41 @@ def document_rows(documents: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def semantic_rows(semantic: dict[str, Any]) -> list[tuple[str, str]]:
+    if not semantic:
+        return []
+    store = semantic["store"]
+    vec = store["sqlite_vec"]
+    other = (
+        ", ".join(f"sqlite-vec {kind} {f['p50_ms']} ms" for kind, f in vec.items())
+        if "not_measured" not in vec
+        else f"sqlite-vec not measured ({vec['not_measured']})"
+    )
+    rows = [
+        (
+            f"vector query, {store['passages']:,} × {store['dimensions']}",
+            f"numpy memmap p50 {store['numpy_memmap']['p50_ms']} ms "
+            f"(p95 {store['numpy_memmap']['p95_ms']}); {other}"
+            + mark(semantic["chosen_is_fastest"]),
+        ),
+        (
+            "hybrid query, pydoc text",
+            f"BM25 p50 {semantic['hybrid']['bm25_only']['p50_ms']} ms, BM25 + vectors "
+            f"{semantic['hybrid']['hybrid_with_query_embedding']['p50_ms']} ms "
+            f"({semantic['hybrid']['passages']:,} passages)",
+        ),
+    ]
+    if "tiny_embedding" in semantic:
+        tiny = semantic["tiny_embedding"]
+        rows.append(
+            (
+                "embedding, gemma3 270M on CPU",
+                f"{tiny['passages_per_s']} passages/s ({tiny['chars_each']} chars each)",
+            )
+        )
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench/run.py")
     parser.add_argument("--no-tiny", action="store_true", help="skip the real-model runs")
@@ -668,9 +704,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_search:
         from bench_search import run_search_bench
         from documents import run_documents_bench
+        from vectors import run_vectors_bench
 
         steps.append(("search", run_search_bench))
         steps.append(("documents", run_documents_bench))
+        steps.append(("semantic", lambda: run_vectors_bench(tiny=not args.no_tiny)))
     steps = [(name, step) for name, step in steps if not args.only or name in args.only]
     for name, step in steps:
         began = time.perf_counter()

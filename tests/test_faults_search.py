@@ -122,7 +122,9 @@ def patch_local(monkeypatch: pytest.MonkeyPatch, behaviour: str) -> Engine:
     engine = Engine(behaviour)
     original = LocalIndex.search
 
-    def search(self: LocalIndex, query: str, max_results: int, per_file: int = 2) -> Any:
+    def search(
+        self: LocalIndex, query: str, max_results: int, per_file: int = 2, query_vector: Any = None
+    ) -> Any:
         with engine._lock:
             engine.calls += 1
             number = engine.calls
@@ -133,7 +135,7 @@ def patch_local(monkeypatch: pytest.MonkeyPatch, behaviour: str) -> Engine:
         engine.answered += 1
         if behaviour == "empty":
             return []
-        found: list[SearchResult] = original(self, query, max_results, per_file)
+        found: list[SearchResult] = original(self, query, max_results, per_file, query_vector)
         if behaviour == "duplicates":
             return (found * 4)[: max_results * 4]
         if behaviour == "huge":

@@ -71,16 +71,16 @@ def local(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchB
         (docs / f"d{i}.md").write_text(f"# Doc {i}\n\nContract tides number {i}.", "utf-8")
     if mode == "failing":
 
-        def broken(self: LocalIndex, query: str, max_results: int) -> list[SearchResult]:
+        def broken(self: LocalIndex, query: str, max_results: int, **_: Any) -> list[SearchResult]:
             raise sqlite3.DatabaseError("database disk image is malformed")
 
         monkeypatch.setattr(LocalIndex, "search", broken)
     if mode == "slow":
         real = LocalIndex.search
 
-        def sluggish(self: LocalIndex, query: str, max_results: int) -> list[SearchResult]:
+        def sluggish(self: LocalIndex, query: str, max_results: int, **kw: Any) -> Any:
             time.sleep(0.5)
-            return real(self, query, max_results)
+            return real(self, query, max_results, **kw)
 
         monkeypatch.setattr(LocalIndex, "search", sluggish)
     return LocalSearch([docs])

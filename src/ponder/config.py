@@ -88,6 +88,11 @@ class Configuration(BaseModel):
         default_factory=list,
         description="Folders or files of your own documents, for local and hybrid search.",
     )
+    embed_model: str | None = Field(
+        None,
+        description="Ollama embedding model (e.g. nomic-embed-text) for semantic search over "
+        "your documents, fused with keyword search. Off when unset.",
+    )
     searxng_url: str = Field(
         "http://127.0.0.1:8888", description="Base URL of a self-hosted SearXNG instance."
     )

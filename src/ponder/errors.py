@@ -42,12 +42,12 @@ class ModelNotFoundError(PonderError):
 
     exit_code = 4
 
-    def __init__(self, model: str, base_url: str) -> None:
+    def __init__(self, model: str, base_url: str, option: str = "--model") -> None:
         self.model = model
         self.base_url = base_url
         super().__init__(
             f"Model '{model}' is not available on the Ollama server at {base_url} — "
-            f"run `ollama pull {model}` or choose another with --model."
+            f"run `ollama pull {model}` or choose another with {option}."
         )
 
 

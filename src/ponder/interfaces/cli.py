@@ -45,6 +45,7 @@ examples:
   ponder "How do tides work?" --search local --docs ~/notes --format html
   ponder "Compare RISC-V and ARM" --effort deep --model qwen3:8b
   ponder index ~/notes          ponder doctor          ponder runs
+  ponder index ~/papers --embed-model nomic-embed-text
   ponder resume 20260101-120000-abc123 --answer "only the last decade"
 
 exit codes: 0 done · 2 usage · 3 Ollama unavailable · 4 model missing · 5 model failing ·
@@ -85,6 +86,12 @@ def build_parser() -> Parser:
 
     index = commands.add_parser("index", help="build or refresh the local index of documents")
     index.add_argument("paths", nargs="+", metavar="PATH", help="folders or files to index")
+    index.add_argument(
+        "--embed-model",
+        metavar="MODEL",
+        help="also embed the passages with this Ollama model, for semantic search",
+    )
+    index.add_argument("--ollama-url", metavar="URL", help="where Ollama listens")
 
     doctor = commands.add_parser("doctor", help="check Ollama, the model, search and the index")
     _add_run_options(doctor)
@@ -117,6 +124,11 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="preset for rounds, queries per round and researchers; explicit flags win",
     )
     group.add_argument("--ollama-url", metavar="URL", help="where Ollama listens")
+    group.add_argument(
+        "--embed-model",
+        metavar="MODEL",
+        help="semantic search over --docs with this Ollama embedding model (off by default)",
+    )
     group.add_argument("--searxng-url", metavar="URL", help="your SearXNG instance")
     group.add_argument(
         "--fallback",
@@ -214,7 +226,9 @@ def _doctor(args: argparse.Namespace) -> int:
 def _index(args: argparse.Namespace) -> int:
     from ponder.interfaces.manage import index_command
 
-    return index_command(require_paths(args.paths, "PATH"))
+    flags = {"embed_model": args.embed_model, "ollama_base_url": args.ollama_url}
+    options = {key: value for key, value in flags.items() if value is not None}
+    return index_command(require_paths(args.paths, "PATH"), options)
 
 
 def _runs(args: argparse.Namespace) -> int:
@@ -245,6 +259,7 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         "mode": args.mode,
         "ollama_base_url": args.ollama_url,
         "searxng_url": args.searxng_url,
+        "embed_model": args.embed_model,
     }
     options.update({key: value for key, value in flags.items() if value is not None})
     if args.docs:

@@ -1,7 +1,8 @@
 """`ponder doctor`: is everything a run needs in place? Each problem comes with its fix.
 
 Checks, in order: Ollama reachable at the configured URL, which models are pulled, the
-configured model(s) among them, the search backend reachable, the local index up to date.
+configured model(s) among them (and the embed model, when semantic search is on), the
+search backend reachable, the local index up to date (and embedded).
 The exit code is that of the first failed check (3 Ollama, 4 model, 6 search), else 0;
 a stale index is only a warning because a run refreshes it by itself.
 """
@@ -80,7 +81,16 @@ def ollama_checks(config: Configuration) -> list[Check]:
         else:
             problem = ModelNotFoundError(model, url)
             checks.append(Check("fail", str(problem), ModelNotFoundError.exit_code))
+    if config.embed_model:
+        checks.append(embed_model_check(config.embed_model, pulled, url))
     return checks
+
+
+def embed_model_check(model: str, pulled: list[str], url: str) -> Check:
+    if has_model(model, pulled):
+        return Check("ok", f"Embed model '{model}' is available (semantic search on)")
+    problem = ModelNotFoundError(model, url, option="--embed-model")
+    return Check("fail", str(problem), ModelNotFoundError.exit_code)
 
 
 def has_model(name: str, pulled: list[str]) -> bool:
@@ -153,6 +163,8 @@ def index_checks(config: Configuration) -> list[Check]:
         return []
     status = index_status(existing)
     command = "ponder index " + " ".join(existing)
+    if config.embed_model:
+        command += f" --embed-model {config.embed_model}"
     if status.indexed_files == 0 and status.stale_files:
         return [Check("warn", f"Your documents are not indexed yet — run `{command}`.")]
     if status.stale_files:
@@ -163,9 +175,21 @@ def index_checks(config: Configuration) -> list[Check]:
                 "(a run also refreshes it, more slowly).",
             )
         ]
+    unembedded = status.passages - status.embedded
+    if config.embed_model and (status.embed_model != config.embed_model or unembedded):
+        missing = status.passages if status.embed_model != config.embed_model else unembedded
+        return [
+            Check(
+                "warn",
+                f"{missing} passage(s) not embedded with {config.embed_model} yet — run "
+                f"`{command}` (a run also embeds them, more slowly).",
+            )
+        ]
+    semantic = f", all embedded with {status.embed_model}" if config.embed_model else ""
     return [
         Check(
             "ok",
-            f"Index up to date: {status.indexed_files} file(s), {status.passages} passage(s)",
+            f"Index up to date: {status.indexed_files} file(s), {status.passages} passage(s)"
+            f"{semantic}",
         )
     ]

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from typing import Any
 
 from rich.console import Console
 from rich.progress import ProgressColumn, Task
@@ -16,32 +17,23 @@ from rich.text import Text
 Progress = Callable[[int, int], None]
 
 
-def index_command(paths: list[str]) -> int:
+def index_command(paths: list[str], options: dict[str, Any] | None = None) -> int:
     """Build or refresh the index; a progress bar in a terminal, one summary line always.
+    With ``embed_model`` set (flag or PONDER_EMBED_MODEL), new passages are embedded next.
 
-    Ctrl-C keeps what was indexed: the next run reads only the files still missing.
+    Ctrl-C keeps what was indexed (or embedded): the next run does only what is missing.
     """
+    from ponder.config import Configuration
     from ponder.services.search import index
 
+    config = Configuration.create(**(options or {}))
     console = Console(stderr=True)
     warnings: list[str] = []
     seen = [0, 0]  # files done, of total: for the message when interrupted
-
-    def note(done: int, total: int) -> None:
-        seen[:] = [done, total]
-
     try:
-        if sys.stderr.isatty():
-            with progress_bar(console) as track:
-                stats = index(paths, progress=track(note), warn=warnings.append)
-        else:
-            stats = index(paths, progress=note, warn=warnings.append)
+        stats = _tracked(console, "indexing", "files", seen, index, paths, warn=warnings.append)
     except KeyboardInterrupt:
-        console.print(
-            f"\nInterrupted after {seen[0]:,} of {seen[1]:,} files; what was indexed is kept. "
-            "Run the same command again to index the rest.",
-            highlight=False,
-        )
+        _interrupted(console, f"{seen[0]:,} of {seen[1]:,} files", "what was indexed is kept")
         return 130
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {warning}", markup=True, highlight=False)
@@ -54,15 +46,64 @@ def index_command(paths: list[str]) -> int:
         f"unchanged, {stats.removed} removed, {stats.skipped} skipped; "
         f"{stats.passages} passage(s) added in {stats.seconds:.1f}s{rate}{processes}."
     )
+    semantic = ""
+    if config.embed_model:
+        if (code := _embed(paths, config, console)) != 0:
+            return code
+        semantic = f" --embed-model {config.embed_model}"
     print(
-        f'Search them with: ponder "your question" --search local --docs {" --docs ".join(paths)}'
+        f'Search them with: ponder "your question" --search local --docs '
+        f"{' --docs '.join(paths)}{semantic}"
     )
     return 0
 
 
+def _embed(paths: list[str], config: Any, console: Console) -> int:
+    """Embed the passages that have no vector yet; Ctrl-C keeps the batches done."""
+    from ponder.services.search import Embedder, embed
+
+    embedder = Embedder(config.embed_model, config.ollama_base_url, config.request_timeout)
+    seen = [0, 0]
+    try:
+        stats = _tracked(console, "embedding", "passages", seen, embed, paths, embedder)
+    except KeyboardInterrupt:
+        _interrupted(console, f"{seen[0]:,} of {seen[1]:,} passages", "those embedded are kept")
+        return 130
+    rate = f", {stats.embedded / stats.seconds:,.1f} passages/s" if stats.embedded else ""
+    print(
+        f"Embedded {stats.embedded} passage(s) with {stats.model} in {stats.seconds:.1f}s"
+        f"{rate}; {stats.total} passage(s) searchable by meaning."
+    )
+    return 0
+
+
+def _tracked(
+    console: Console, label: str, unit: str, seen: list[int], work: Any, *args: Any, **kwargs: Any
+) -> Any:
+    """``work(*args, progress=..., **kwargs)`` with a progress bar when stderr is a
+    terminal; ``seen`` holds the last (done, total) for the message when interrupted."""
+
+    def note(done: int, total: int) -> None:
+        seen[:] = [done, total]
+
+    if not sys.stderr.isatty():
+        return work(*args, progress=note, **kwargs)
+    with progress_bar(console, label, unit) as track:
+        return work(*args, progress=track(note), **kwargs)
+
+
+def _interrupted(console: Console, how_far: str, kept: str) -> None:
+    console.print(
+        f"\nInterrupted after {how_far}; {kept}. Run the same command again to do the rest.",
+        highlight=False,
+    )
+
+
 @contextmanager
-def progress_bar(console: Console) -> Iterator[Callable[[Progress], Progress]]:
-    """A bar with files done, files/s and time left; yields a wrapper for a progress hook."""
+def progress_bar(
+    console: Console, label: str = "indexing", unit: str = "files"
+) -> Iterator[Callable[[Progress], Progress]]:
+    """A bar with items done, items/s and time left; yields a wrapper for a progress hook."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -75,13 +116,13 @@ def progress_bar(console: Console) -> Iterator[Callable[[Progress], Progress]]:
         "[progress.description]{task.description}",
         BarColumn(),
         MofNCompleteColumn(),
-        FilesPerSecond(),
+        PerSecond(unit),
         TimeElapsedColumn(),
         "left",
         TimeRemainingColumn(),
     )
     with Bar(*columns, console=console, transient=True, speed_estimate_period=10) as bar:
-        task = bar.add_task("indexing", total=None)
+        task = bar.add_task(label, total=None)
         started = False
 
         def track(inner: Progress) -> Progress:
@@ -99,12 +140,16 @@ def progress_bar(console: Console) -> Iterator[Callable[[Progress], Progress]]:
         yield track
 
 
-class FilesPerSecond(ProgressColumn):
-    """Files indexed per second, over the last few seconds."""
+class PerSecond(ProgressColumn):
+    """Items done per second, over the last few seconds."""
+
+    def __init__(self, unit: str = "files") -> None:
+        super().__init__()
+        self.unit = unit
 
     def render(self, task: Task) -> Text:
         speed = task.speed
-        return Text(f"{speed:,.0f} files/s" if speed else "", style="progress.data.speed")
+        return Text(f"{speed:,.0f} {self.unit}/s" if speed else "", style="progress.data.speed")
 
 
 def runs_command(limit: int, as_json: bool) -> int:

@@ -10,6 +10,7 @@ Usable for any Ollama app, not only ponder::
 The tiny model needs the ``testing`` extra (``pip install ponder[testing]``).
 """
 
+from ponder.testing.embedding import EMBED_MODEL, TrigramEmbedder
 from ponder.testing.replies import (
     FAULT_KINDS,
     ChatRequest,
@@ -23,6 +24,7 @@ from ponder.testing.server import LogEntry, Rig
 TINY_MODEL = "gemma3:270m"
 
 __all__ = [
+    "EMBED_MODEL",
     "FAULT_KINDS",
     "TINY_MODEL",
     "ChatRequest",
@@ -31,5 +33,6 @@ __all__ = [
     "Reply",
     "Rig",
     "ScriptedBackend",
+    "TrigramEmbedder",
     "auto_reply",
 ]

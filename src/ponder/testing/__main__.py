@@ -1,4 +1,4 @@
-"""Run the rig as a process: ``python -m ponder.testing --backend tiny|scripted``.
+"""Run the rig as a process: ``python -m ponder.testing --backend tiny|scripted [--embed]``.
 
 Prints ``READY <url>`` once it listens, then serves until killed. A scripted rig reads an
 optional JSON file ``{"overrides": {title: reply}, "delay": seconds}``.
@@ -15,6 +15,12 @@ import threading
 from pathlib import Path
 
 from ponder.testing import TINY_MODEL, Rig, ScriptedBackend
+from ponder.testing.embedding import (
+    EMBED_MODEL,
+    TINY_EMBED_MODEL,
+    TextEmbedder,
+    TrigramEmbedder,
+)
 from ponder.testing.replies import Backend
 
 
@@ -25,6 +31,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", type=Path, help="JSON file with overrides and delay")
     parser.add_argument("--log", type=Path, help="append every request to this JSONL file")
     parser.add_argument("--max-predict", type=int, default=256)
+    parser.add_argument(
+        "--embed",
+        action="store_true",
+        help=f"serve /api/embed too: as {EMBED_MODEL} (scripted) or {TINY_EMBED_MODEL} (tiny)",
+    )
     args = parser.parse_args(argv)
 
     backend: Backend
@@ -39,7 +50,22 @@ def main(argv: list[str] | None = None) -> int:
             overrides=script.get("overrides", {}), delay=float(script.get("delay", 0))
         )
         models = ("scripted", *script.get("models", []))
-    rig = Rig(backend, models=models, port=args.port, log_file=args.log).start()
+    embedder: TextEmbedder | None = None
+    embed_models: tuple[str, ...] = ()
+    if args.embed and args.backend == "tiny":
+        from ponder.testing.tiny import TinyEmbedder
+
+        embedder, embed_models = TinyEmbedder(), (TINY_EMBED_MODEL,)
+    elif args.embed:
+        embedder, embed_models = TrigramEmbedder(), (EMBED_MODEL,)
+    rig = Rig(
+        backend,
+        models=models,
+        port=args.port,
+        log_file=args.log,
+        embedder=embedder,
+        embed_models=embed_models,
+    ).start()
     print(f"READY {rig.url}", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

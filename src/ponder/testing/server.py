@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from ponder.testing.embedding import TextEmbedder
 from ponder.testing.replies import Backend, ChatRequest, Fault, Reply
 
 OLLAMA_VERSION = "0.12.6"
@@ -41,12 +42,17 @@ class LogEntry:
     status: int = 200
     fault: str | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)  # the texts of an /api/embed request
     pieces_sent: int = 0  # streamed chunks of a piece-by-piece reply
     client_stopped: bool = False  # the client hung up before the reply was complete
 
 
 class Rig:
-    """Serve ``backend`` on 127.0.0.1 under the given model names. Use as a context manager."""
+    """Serve ``backend`` on 127.0.0.1 under the given model names. Use as a context manager.
+
+    With an ``embedder``, ``/api/embed`` answers for the ``embed_models`` names; without one,
+    it answers as an Ollama that has not pulled the model.
+    """
 
     def __init__(
         self,
@@ -55,9 +61,13 @@ class Rig:
         models: tuple[str, ...] = ("scripted",),
         port: int = 0,
         log_file: Path | None = None,
+        embedder: TextEmbedder | None = None,
+        embed_models: tuple[str, ...] = (),
     ) -> None:
         self.backend = backend
         self.models = models
+        self.embedder = embedder
+        self.embed_models = embed_models if embedder is not None else ()
         self.log: list[LogEntry] = []
         self.log_file = log_file
         self._lock = threading.Lock()
@@ -106,6 +116,10 @@ class Rig:
         with self._lock:
             return [e for e in self.log if e.path == "/api/chat"]
 
+    def embed_log(self) -> list[LogEntry]:
+        with self._lock:
+            return [e for e in self.log if e.path == "/api/embed"]
+
     def open_entry(self, entry: LogEntry) -> None:
         """Log a request as it arrives, so a client never sees its answer before the log does."""
         with self._lock:
@@ -133,6 +147,9 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out as two writes; with Nagle's algorithm on, the second waits for
+    # the client's delayed ACK (~40 ms on Linux), which real Ollama does not cost.
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
@@ -146,7 +163,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path == "/api/version":
             self._send_json(200, {"version": OLLAMA_VERSION})
         elif self.path == "/api/tags" or self.path == "/api/ps":
-            self._send_json(200, {"models": [_model_entry(m) for m in self.server.rig.models]})
+            rig = self.server.rig
+            names = (*rig.models, *rig.embed_models)
+            self._send_json(200, {"models": [_model_entry(m) for m in names]})
         else:
             self._send_json(404, {"error": "not found"})
 
@@ -161,6 +180,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._show(body)
         elif self.path == "/api/chat":
             self._chat(body)
+        elif self.path == "/api/embed":
+            self._embed(body)
         else:
             self._send_json(404, {"error": f"unknown endpoint {self.path}"})
 
@@ -217,6 +238,43 @@ class _Handler(BaseHTTPRequestHandler):
                 self._fault(answer, request, entry)
             else:
                 self._reply(answer, request, entry)
+        finally:
+            entry.end = entry.end or time.time()
+            rig.record(entry)
+
+    def _embed(self, body: dict[str, Any]) -> None:
+        """Ollama's batch embedding: ``input`` is a string or a list of strings."""
+        rig = self.server.rig
+        model = str(body.get("model", ""))
+        raw = body.get("input", "")
+        texts = [str(t) for t in raw] if isinstance(raw, list) else [str(raw)]
+        entry = LogEntry(
+            path="/api/embed",
+            model=model,
+            prompt_chars=sum(map(len, texts)),
+            start=time.time(),
+            inputs=texts,
+        )
+        rig.open_entry(entry)
+        try:
+            if rig.embedder is None or model not in rig.embed_models:
+                entry.status = 404
+                self._send_json(404, {"error": f'model "{model}" not found, try pulling it first'})
+                return
+            vectors = rig.embedder.embed(texts)
+            entry.end = time.time()
+            entry.prompt_tokens = max(entry.prompt_chars // 4, 1)
+            elapsed_ns = int((entry.end - entry.start) * 1e9)
+            self._send_json(
+                200,
+                {
+                    "model": model,
+                    "embeddings": vectors,
+                    "total_duration": elapsed_ns,
+                    "load_duration": 1_000_000,
+                    "prompt_eval_count": entry.prompt_tokens,
+                },
+            )
         finally:
             entry.end = entry.end or time.time()
             rig.record(entry)

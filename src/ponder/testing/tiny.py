@@ -167,3 +167,37 @@ class TinyModelBackend:
         finally:
             stop.set()
             worker.join()  # the model stops at its next token; never leave it running
+
+
+class TinyEmbedder:
+    """Embeddings from the same GGUF: a second xllamacpp server with embeddings on and mean
+    pooling (640 dimensions). Loaded on first use, about 1.5 s; one request at a time."""
+
+    def __init__(self, threads: int = 2) -> None:
+        self.threads = threads
+        self._server: Any = None
+        self._lock = threading.Lock()
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        with self._lock:
+            if self._server is None:
+                self._server = self._load()
+            result = self._server.handle_embeddings({"input": texts})
+        if "error" in result:
+            raise RuntimeError(str(result["error"]))
+        ordered = sorted(result["data"], key=lambda item: int(item.get("index", 0)))
+        return [list(item["embedding"]) for item in ordered]
+
+    def _load(self) -> Any:
+        import xllamacpp
+
+        params = xllamacpp.CommonParams()
+        params.model.path = str(model_path())
+        params.n_ctx = 4096
+        params.n_parallel = 1
+        params.cpuparams.n_threads = self.threads
+        params.cpuparams_batch.n_threads = self.threads
+        params.verbosity = -1
+        params.embedding = True
+        params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN
+        return xllamacpp.Server(params)

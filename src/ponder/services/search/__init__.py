@@ -9,6 +9,9 @@ Fallback order (each step is announced through ``warn``):
 - ``hybrid``: local documents and the web (DuckDuckGo → SearXNG) concurrently, merged by
   rank; one side failing leaves the other.
 
+With ``embed_model`` set, local search is hybrid within itself: BM25 and the embedding
+model's nearest passages, fused by reciprocal rank (see ``local.py`` and ``vectors.py``).
+
 Web answers are cached per backend + query (``cache``, ``cache_ttl_hours``); local search is
 not, its index is already on disk. When everything fails the search warns and returns [].
 """
@@ -23,6 +26,7 @@ from ponder.errors import SearchError
 from ponder.services.cache import Cache, CachedSearch
 from ponder.services.search.base import SearchBackend, SearchBackendError, SearchResult
 from ponder.services.search.duckduckgo import DuckDuckGoSearch
+from ponder.services.search.embeddings import Embedder
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch, merge_by_rank
 from ponder.services.search.local import (
@@ -30,6 +34,7 @@ from ponder.services.search.local import (
     IndexStatus,
     LocalIndex,
     LocalSearch,
+    embed,
     index,
     index_status,
 )
@@ -37,6 +42,7 @@ from ponder.services.search.searxng import SearxngSearch
 
 __all__ = [
     "DuckDuckGoSearch",
+    "Embedder",
     "FallbackSearch",
     "HybridSearch",
     "IndexStats",
@@ -47,6 +53,7 @@ __all__ = [
     "SearchBackendError",
     "SearchResult",
     "SearxngSearch",
+    "embed",
     "index",
     "index_status",
     "make_search",
@@ -97,7 +104,10 @@ def _local(config: Configuration, warn: Warn) -> LocalSearch | None:
         )
     for missing in sorted(set(config.docs) - set(existing)):
         warn(f"Document path {missing} does not exist; ignoring it.")
-    return LocalSearch(existing, warn=warn)
+    embedder = None
+    if config.embed_model:
+        embedder = Embedder(config.embed_model, config.ollama_base_url, config.request_timeout)
+    return LocalSearch(existing, warn=warn, embedder=embedder)
 
 
 def _cached(backend: SearchBackend, cache: Cache | None) -> SearchBackend:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import os
 import re
 import sqlite3
@@ -21,12 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from ponder.errors import PonderError
 from ponder.paths import cache_dir
 from ponder.services.search.base import SearchBackendError, SearchResult
 from ponder.services.search.documents import (
     discover,
 )
-from ponder.services.search.indexer import Indexer, IndexStats
+from ponder.services.search.embeddings import Embedder
+from ponder.services.search.indexer import Indexer, IndexStats, deferred_interrupt
+from ponder.services.search.vectors import EmbedStats, VectorStore, fuse
 from ponder.services.words import STOPWORDS
 
 Warn = Callable[[str], None]
@@ -64,6 +68,12 @@ SELECT f.title, c.start, c.end, c.page, passages.body
 FROM passages JOIN chunks AS c ON c.id = passages.rowid JOIN files AS f ON f.id = c.file_id
 WHERE passages MATCH ? AND f.path = ? ORDER BY bm25(passages, 2.0, 1.0) LIMIT ?
 """
+_PASSAGE = """
+SELECT f.title, c.start, c.end, c.page, p.body
+FROM chunks AS c JOIN passages AS p ON p.rowid = c.id JOIN files AS f ON f.id = c.file_id
+WHERE c.id = ?
+"""
+_FILE_OF = "SELECT f.path FROM chunks AS c JOIN files AS f ON f.id = c.file_id WHERE c.id = ?"
 _COUNT_MATCHES = "SELECT count(*) FROM (SELECT 1 FROM passages WHERE passages MATCH ? LIMIT ?)"
 _COUNT_FILES = (
     "SELECT count(*) FROM (SELECT DISTINCT c.file_id FROM passages JOIN chunks AS c "
@@ -87,6 +97,8 @@ class IndexStatus:
     stale_files: int
     skipped_files: int
     passages: int
+    embed_model: str | None = None  # the model the stored vectors come from
+    embedded: int = 0  # passages with a vector
 
 
 def resolve_roots(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -138,6 +150,7 @@ class LocalIndex:
         self._lock = threading.Lock()
         self.db_path = db_path or self._default_path()
         self._conn = self._connect()
+        self.vectors = VectorStore(self._conn, self.db_path)
 
     def _default_path(self) -> Path:
         try:
@@ -182,39 +195,60 @@ class LocalIndex:
         stats.seconds = time.perf_counter() - started
         return stats
 
+    def embed(self, embedder: Embedder, progress: Progress | None = None) -> EmbedStats:
+        """Embed the passages that have no vector yet (all of them when the model changed),
+        then write the search matrix. Ctrl-C keeps the batches already embedded."""
+        with _index_lock(self.db_path), self._lock:
+            with deferred_interrupt() as interrupted:
+                stats = self.vectors.embed_pending(embedder, progress, interrupted)
+            self.vectors.refresh_matrix()
+        return stats
+
     def status(self) -> IndexStatus:
         """Indexed, stale (new, changed or deleted) and skipped file counts."""
         found = discover(self.roots)
         with self._lock:
             rows = self._conn.execute("SELECT path, mtime_ns, size, skipped FROM files").fetchall()
             passages = self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            embedded = self._conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            embed_model = self.vectors.model()
         known = {path: (mtime, size) for path, mtime, size, _ in rows}
         stale = sum(1 for path, sig in found.items() if known.get(path) != sig)
         stale += sum(1 for path in known if path not in found)
         skipped = sum(1 for *_, reason in rows if reason)
-        return IndexStatus(self.db_path, len(rows) - skipped, stale, skipped, passages)
+        return IndexStatus(
+            self.db_path, len(rows) - skipped, stale, skipped, passages, embed_model, embedded
+        )
 
-    def search(self, query: str, max_results: int, per_file: int = 2) -> list[SearchResult]:
+    def search(
+        self,
+        query: str,
+        max_results: int,
+        per_file: int = 2,
+        query_vector: list[float] | None = None,
+    ) -> list[SearchResult]:
         """The ``max_results`` best files, one result each with its ``per_file`` best passages.
 
         Files are chosen by BM25 (title weighted double) on the words that tell files apart;
         the passages within a chosen file by BM25 on every word of the query, so "read JSON
-        files" picks the json page for "json", then its passage about reading files.
+        files" picks the json page for "json", then its passage about reading files. With a
+        ``query_vector`` (semantic search on), the files whose passages are nearest to it
+        form a second ranking, fused with BM25's by reciprocal rank, and a file's nearest
+        passages join its BM25 ones.
         """
         words = query_words(query)
-        if not words or max_results <= 0:
+        if (not words and query_vector is None) or max_results <= 0:
             return []
         with self._lock:
-            cheap = self._drop_frequent(words)
-            rows = self._conn.execute(
-                _QUERY, (fts_query(self._discriminating(cheap)), max_results * 8)
-            ).fetchall()
-            within = fts_query(cheap)
+            cheap = self._drop_frequent(words) if words else []
+            lexical = self._lexical_files(cheap, max_results * 8)
+            near = self._nearest_by_file(query_vector, max_results * 8)
+            ranked = fuse([lexical, list(near)]) if near else lexical
+            within = fts_query(cheap) if cheap else ""
             best: dict[str, list[Passage]] = {}
             shown: list[set[tuple[str, ...]]] = []
-            for path in dict.fromkeys(path for (path,) in rows):
-                passages = self._conn.execute(_IN_FILE, (within, path, per_file))
-                found = passages.fetchall()
+            for path in ranked:
+                found = self._passages_in(path, within, near.get(path, []), per_file)
                 if not found:
                     continue
                 # A copy, or a page and its source: the better-ranked file has the slot.
@@ -226,6 +260,38 @@ class LocalIndex:
                 if len(best) == max_results:
                     break
         return [_result(path, passages, words) for path, passages in best.items()]
+
+    def _lexical_files(self, words: list[str], limit: int) -> list[str]:
+        """Files in the order of their best BM25 passage (caller holds the lock)."""
+        if not words:
+            return []
+        rows = self._conn.execute(_QUERY, (fts_query(self._discriminating(words)), limit))
+        return list(dict.fromkeys(path for (path,) in rows))
+
+    def _nearest_by_file(self, vector: list[float] | None, limit: int) -> dict[str, list[int]]:
+        """Files in the order of their nearest passage, each with its near passages' ids,
+        nearest first (caller holds the lock)."""
+        if vector is None:
+            return {}
+        near: dict[str, list[int]] = {}
+        for chunk_id, _score in self.vectors.nearest(vector, limit):
+            row = self._conn.execute(_FILE_OF, (chunk_id,)).fetchone()
+            if row is not None:
+                near.setdefault(row[0], []).append(chunk_id)
+        return near
+
+    def _passages_in(self, path: str, within: str, near: list[int], per_file: int) -> list[Passage]:
+        """A file's best passages: BM25's and the nearest, alternately, each once."""
+        lexical = []
+        if within:
+            lexical = self._conn.execute(_IN_FILE, (within, path, per_file)).fetchall()
+        semantic = [self._conn.execute(_PASSAGE, (chunk_id,)).fetchone() for chunk_id in near]
+        merged: dict[tuple[int, int], Passage] = {}
+        for pair in itertools.zip_longest(lexical, semantic[:per_file]):
+            for passage in pair:
+                if passage is not None:
+                    merged.setdefault((passage[1], passage[2]), passage)
+        return list(merged.values())[:per_file]
 
     def _discriminating(self, words: list[str]) -> list[str]:
         """The words that tell files apart (caller holds the lock).
@@ -323,6 +389,21 @@ def index(
         local.close()
 
 
+def embed(
+    paths: Iterable[str | os.PathLike[str]],
+    embedder: Embedder,
+    progress: Progress | None = None,
+) -> EmbedStats:
+    """Embed the indexed passages under ``paths`` that have no vector yet (``ponder index
+    --embed-model``). Raises ModelNotFoundError, OllamaUnavailableError or ModelCallError;
+    the batches embedded before a failure are kept."""
+    local = LocalIndex(paths)
+    try:
+        return local.embed(embedder, progress)
+    finally:
+        local.close()
+
+
 def index_status(paths: Iterable[str | os.PathLike[str]]) -> IndexStatus:
     """How the index for ``paths`` compares with the files on disk (for ``ponder doctor``)."""
     local = LocalIndex(paths)
@@ -334,7 +415,12 @@ def index_status(paths: Iterable[str | os.PathLike[str]]) -> IndexStatus:
 
 class LocalSearch:
     """The ``local`` search backend: indexes on first use, then refreshes at most every
-    ``refresh_seconds`` so edits made during a long session are picked up."""
+    ``refresh_seconds`` so edits made during a long session are picked up.
+
+    With an ``embedder`` (semantic search on), each refresh embeds the new passages and each
+    query is embedded too. If embedding fails (the model is not pulled, Ollama is away),
+    one warning says why and this backend goes on with BM25 alone.
+    """
 
     name = "local"
     _last_refresh: ClassVar[dict[str, float]] = {}  # shared across instances in this process
@@ -346,18 +432,37 @@ class LocalSearch:
         warn: Warn | None = None,
         db_path: Path | None = None,
         refresh_seconds: float = 60.0,
+        embedder: Embedder | None = None,
     ) -> None:
         self.index = LocalIndex(paths, db_path=db_path, warn=warn)
         self.refresh_seconds = refresh_seconds
+        self.embedder = embedder
+        self._warn = warn or _ignore
         self._refresh_lock = asyncio.Lock()
         self._own_refresh: float | None = None
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
         try:
             await self._refresh()
-            return await asyncio.to_thread(self.index.search, query, max_results)
+            vector = await self._embed_query(query)
+            return await asyncio.to_thread(
+                self.index.search, query, max_results, query_vector=vector
+            )
         except sqlite3.Error as exc:  # a corrupt or locked index is a backend failure
             raise SearchBackendError(f"local index {self.index.db_path} failed: {exc}") from exc
+
+    async def _embed_query(self, query: str) -> list[float] | None:
+        if self.embedder is None:
+            return None
+        try:
+            return await asyncio.to_thread(self.embedder.query, query)
+        except PonderError as exc:
+            self._semantic_off(exc)
+            return None
+
+    def _semantic_off(self, problem: PonderError) -> None:
+        self.embedder = None
+        self._warn(f"Semantic search is off for this run, keyword search goes on: {problem}")
 
     async def _refresh(self) -> None:
         key = str(self.index.db_path)
@@ -367,6 +472,11 @@ class LocalSearch:
             if last is not None and time.monotonic() - last < self.refresh_seconds:
                 return
             await asyncio.to_thread(self.index.index)
+            if self.embedder is not None:
+                try:
+                    await asyncio.to_thread(self.index.embed, self.embedder)
+                except PonderError as exc:
+                    self._semantic_off(exc)
             self._own_refresh = time.monotonic()
             if key != ":memory:":
                 self._last_refresh[key] = self._own_refresh

@@ -1,0 +1,301 @@
+"""Semantic search: passages embedded through the rig's /api/embed, stored once, fused with
+BM25 by reciprocal rank. The trigram embedder proves the plumbing and the fusion; the tiny
+model proves the rig embeds with a real model. Neither claims semantic quality."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support import over_corpus
+
+from ponder import research
+from ponder.config import Configuration
+from ponder.errors import ModelNotFoundError, OllamaUnavailableError
+from ponder.interfaces.cli import main
+from ponder.interfaces.doctor import run_checks
+from ponder.services.search import Embedder, LocalIndex, index_status, make_search
+from ponder.services.search.embeddings import BATCH, prefixes
+from ponder.services.search.vectors import fuse
+from ponder.testing import EMBED_MODEL, Rig, ScriptedBackend, TrigramEmbedder
+from ponder.testing.corpus import pydoc_corpus
+
+OTHER_MODEL = "other-embed"
+
+
+@pytest.fixture
+def embed_rig(scripted: ScriptedBackend) -> Iterator[Rig]:
+    serves = (EMBED_MODEL, OTHER_MODEL)
+    with Rig(scripted, embedder=TrigramEmbedder(), embed_models=serves) as running:
+        yield running
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    """Real pydoc pages, plus one British-spelled page that BM25's stemmer cannot match
+    with an American query."""
+    folder = tmp_path / "docs"
+    pydoc_corpus(folder, ["json", "csv", "shlex", "textwrap"])
+    (folder / "palette.md").write_text(
+        "# Painting\n\nMixing colours: complementary colours sit opposite each other on the "
+        "colour wheel, and an artist neutralises a hue with its complement.\n",
+        encoding="utf-8",
+    )
+    return folder
+
+
+def embedded(docs: Path, rig: Rig, model: str = EMBED_MODEL) -> LocalIndex:
+    local = LocalIndex([docs])
+    local.index()
+    local.embed(Embedder(model, rig.url))
+    return local
+
+
+def sent(rig: Rig) -> list[str]:
+    return [text for entry in rig.embed_log() for text in entry.inputs]
+
+
+def passages_of(local: LocalIndex, name: str) -> int:
+    return int(
+        local._conn.execute(
+            "SELECT count(*) FROM chunks AS c JOIN files AS f ON f.id = c.file_id "
+            "WHERE f.path LIKE ?",
+            (f"%{name}",),
+        ).fetchone()[0]
+    )
+
+
+def test_every_passage_is_embedded_once_in_batches(docs: Path, embed_rig: Rig) -> None:
+    local = embedded(docs, embed_rig)
+    status = local.status()
+    assert status.passages > BATCH  # several requests, not one per passage
+    assert status.embedded == status.passages and status.embed_model == EMBED_MODEL
+    assert len(sent(embed_rig)) == status.passages
+    assert max(len(e.inputs) for e in embed_rig.embed_log()) == BATCH
+    local.index()
+    local.embed(Embedder(EMBED_MODEL, embed_rig.url))
+    assert len(sent(embed_rig)) == status.passages  # nothing new: not one more request
+
+
+def test_only_changed_and_new_files_are_embedded_again(docs: Path, embed_rig: Rig) -> None:
+    local = embedded(docs, embed_rig)
+    before = len(sent(embed_rig))
+    (docs / "csv.txt").write_text("CSV files hold one record per line.\n", encoding="utf-8")
+    (docs / "notes.txt").write_text("A note about quoting shell words.\n", encoding="utf-8")
+    (docs / "shlex.txt").unlink()
+    local.index()
+    local.embed(Embedder(EMBED_MODEL, embed_rig.url))
+    again = sent(embed_rig)[before:]
+    assert sorted(again) == sorted(
+        ["csv\nCSV files hold one record per line.", "notes\nA note about quoting shell words."]
+    )
+    status = local.status()
+    assert status.embedded == status.passages  # the deleted file's vectors went with it
+    assert passages_of(local, "shlex.txt") == 0
+
+
+def test_another_embed_model_replaces_every_vector(docs: Path, embed_rig: Rig) -> None:
+    local = embedded(docs, embed_rig)
+    first = len(sent(embed_rig))
+    local.embed(Embedder(OTHER_MODEL, embed_rig.url))
+    assert len(sent(embed_rig)) == 2 * first
+    assert local.status().embed_model == OTHER_MODEL
+
+
+def test_search_matrix_follows_the_table(docs: Path, embed_rig: Rig) -> None:
+    """The memory-mapped matrix is rewritten when vectors change, and old files go."""
+    local = embedded(docs, embed_rig)
+    matrices = sorted(local.db_path.parent.glob("*.vectors-*.npy"))
+    assert len(matrices) == 1
+    (docs / "extra.txt").write_text("Colors of the rainbow.\n", encoding="utf-8")
+    local.index()
+    local.embed(Embedder(EMBED_MODEL, embed_rig.url))
+    now = sorted(local.db_path.parent.glob("*.vectors-*.npy"))
+    assert len(now) == 1 and now != matrices
+    query = Embedder(EMBED_MODEL, embed_rig.url).query("rainbow colors")
+    hits = local.search("rainbow colors", 3, query_vector=query)
+    assert hits[0].url.endswith("extra.txt")
+
+
+def test_hybrid_search_finds_what_keywords_miss(docs: Path, embed_rig: Rig) -> None:
+    local = embedded(docs, embed_rig)
+    question = "blending colors"
+    keyword_only = [r.url for r in local.search(question, 5)]
+    assert not any(url.endswith("palette.md") for url in keyword_only)
+    vector = Embedder(EMBED_MODEL, embed_rig.url).query(question)
+    hybrid = local.search(question, 5, query_vector=vector)
+    assert any(r.url.endswith("palette.md") for r in hybrid)
+    palette = next(r for r in hybrid if r.url.endswith("palette.md"))
+    assert "colour wheel" in palette.content and palette.location.startswith("chars ")
+
+
+def test_a_file_both_rankings_agree_on_comes_first(docs: Path, embed_rig: Rig) -> None:
+    local = embedded(docs, embed_rig)
+    question = "textwrap dedent indentation"
+    vector = Embedder(EMBED_MODEL, embed_rig.url).query(question)
+    hybrid = local.search(question, 5, query_vector=vector)
+    assert hybrid[0].url.endswith("textwrap.txt")
+
+
+def test_reciprocal_rank_fusion() -> None:
+    # b: 1/62 + 1/61 beats a: 1/61 alone and c: 1/62 alone; ties keep the first list's order
+    assert fuse([["a", "b"], ["b", "c"]]) == ["b", "a", "c"]
+    assert fuse([["x"], []]) == ["x"]
+
+
+def test_known_models_get_their_task_prefixes() -> None:
+    assert prefixes("nomic-embed-text:latest") == ("search_document: ", "search_query: ")
+    assert prefixes("embeddinggemma")[1].startswith("task: search result")
+    assert prefixes("all-minilm") == ("", "")
+
+
+async def test_a_run_keeps_a_document_only_semantic_search_found(
+    docs: Path, embed_rig: Rig
+) -> None:
+    config = over_corpus(embed_rig, docs, mode="loop", max_loops=1, embed_model=EMBED_MODEL)
+    report = research("How are colors blended?", **config)
+    assert any(s.url.endswith("palette.md") for s in report.sources)
+    assert any(entry.model == EMBED_MODEL for entry in embed_rig.embed_log())
+    without = research(
+        "How are colors blended?", **{**config, "embed_model": None, "thread_id": "plain"}
+    )
+    assert not any(s.url.endswith("palette.md") for s in without.sources)
+
+
+# -- an Ollama without the embed model --------------------------------------------------
+
+
+def test_index_command_says_to_pull_the_embed_model(
+    docs: Path, rig: Rig, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["index", str(docs), "--embed-model", "nomic-embed-text", "--ollama-url", rig.url])
+    err = capsys.readouterr().err
+    assert code == ModelNotFoundError.exit_code
+    assert "ollama pull nomic-embed-text" in err and "--embed-model" in err
+    assert index_status([docs]).indexed_files == 5  # the keyword index is built and kept
+
+
+def test_index_command_embeds_and_reports_it(
+    docs: Path, embed_rig: Rig, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["index", str(docs), "--embed-model", EMBED_MODEL, "--ollama-url", embed_rig.url])
+    out = capsys.readouterr().out
+    assert code == 0
+    status = index_status([docs])
+    assert f"Embedded {status.passages} passage(s) with {EMBED_MODEL}" in out
+    assert f"--embed-model {EMBED_MODEL}" in out  # the search hint keeps semantic search on
+
+
+def test_a_run_without_the_embed_model_warns_and_searches_by_keyword(docs: Path, rig: Rig) -> None:
+    config = over_corpus(rig, docs, mode="loop", max_loops=1, embed_model="nomic-embed-text")
+    report = research("How do I parse CSV files?", **config)
+    assert report.sources  # BM25 went on
+    warned = [w for w in report.stats.warnings if "Semantic search is off" in w]
+    assert len(warned) == 1 and "ollama pull nomic-embed-text" in warned[0]
+
+
+async def test_an_unreachable_ollama_turns_semantic_search_off(docs: Path) -> None:
+    warnings: list[str] = []
+    config = Configuration.create(
+        search="local", docs=[str(docs)], embed_model=EMBED_MODEL,
+        ollama_base_url="http://127.0.0.1:9",
+    )  # fmt: skip
+    search = make_search(config, warnings.append)
+    results = await search.search("csv reader", 3)
+    assert results and results[0].url.endswith("csv.txt")
+    assert any(str(OllamaUnavailableError("http://127.0.0.1:9")) in w for w in warnings)
+
+
+def test_doctor_checks_the_embed_model(docs: Path, rig: Rig, embed_rig: Rig) -> None:
+    missing = Configuration.create(
+        ollama_base_url=rig.url, model="scripted", embed_model="nomic-embed-text"
+    )
+    failed = [c for c in run_checks(missing) if c.outcome == "fail"]
+    assert failed and "ollama pull nomic-embed-text" in failed[0].message
+    assert failed[0].exit_code == ModelNotFoundError.exit_code
+    ready = Configuration.create(
+        ollama_base_url=embed_rig.url, model="scripted", embed_model=EMBED_MODEL,
+        search="local", docs=[str(docs)],
+    )  # fmt: skip
+    lines = [c.message for c in run_checks(ready)]
+    assert any(f"Embed model '{EMBED_MODEL}' is available" in line for line in lines)
+    assert any("not indexed yet" in line and "--embed-model" in line for line in lines)
+    LocalIndex([docs]).index()
+    lines = [c.message for c in run_checks(ready)]
+    assert any("not embedded" in line and "--embed-model" in line for line in lines)
+    embedded(docs, embed_rig)
+    lines = [c.message for c in run_checks(ready)]
+    assert any(f"all embedded with {EMBED_MODEL}" in line for line in lines)
+
+
+def test_the_vector_table_is_consistent_after_an_interrupted_pass(
+    docs: Path, embed_rig: Rig
+) -> None:
+    """Ctrl-C between batches keeps the batches stored; the next pass does the rest."""
+    local = LocalIndex([docs])
+    local.index()
+    calls = iter([False, True])
+    with pytest.raises(KeyboardInterrupt):
+        local.vectors.embed_pending(Embedder(EMBED_MODEL, embed_rig.url), None, lambda: next(calls))
+    assert local.status().embedded == BATCH
+    local.embed(Embedder(EMBED_MODEL, embed_rig.url))
+    status = local.status()
+    assert status.embedded == status.passages == len(sent(embed_rig))  # none embedded twice
+    with sqlite3.connect(local.db_path) as conn:
+        orphans = conn.execute(
+            "SELECT count(*) FROM vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)"
+        ).fetchone()[0]
+    assert orphans == 0
+
+
+@pytest.mark.tiny
+def test_tiny_model_embeds_through_the_rig(tmp_path: Path, scripted: ScriptedBackend) -> None:
+    from ponder.testing.embedding import TINY_EMBED_MODEL
+    from ponder.testing.tiny import TinyEmbedder
+
+    folder = tmp_path / "few"
+    folder.mkdir()
+    (folder / "tides.txt").write_text("The Moon's gravity raises the tides.\n", encoding="utf-8")
+    (folder / "bees.txt").write_text("Bees dance to show where flowers are.\n", encoding="utf-8")
+    with Rig(scripted, embedder=TinyEmbedder(), embed_models=(TINY_EMBED_MODEL,)) as rig:
+        local = LocalIndex([folder])
+        local.index()
+        stats = local.embed(Embedder(TINY_EMBED_MODEL, rig.url))
+        assert stats.embedded == 2
+        vector = Embedder(TINY_EMBED_MODEL, rig.url).query("ocean tides")
+        assert len(vector) == 640
+        hits = local.search("ocean tides", 2, query_vector=vector)
+        assert {h.url.rsplit("/", 1)[-1] for h in hits} == {"tides.txt", "bees.txt"}
+        assert hits[0].url.endswith("tides.txt")  # BM25 and vectors both put it in their lists
+
+
+def test_a_wrong_embed_model_name_loses_no_vectors(docs: Path, embed_rig: Rig) -> None:
+    local = embedded(docs, embed_rig)
+    before = local.status()
+    with pytest.raises(ModelNotFoundError, match="ollama pull nomic-embed-text"):
+        local.embed(Embedder("nomic-embed-text", embed_rig.url))
+    after = local.status()
+    assert after.embed_model == EMBED_MODEL and after.embedded == before.embedded
+    vector = Embedder(EMBED_MODEL, embed_rig.url).query("blending colors")
+    assert any(
+        r.url.endswith("palette.md")
+        for r in local.search("blending colors", 5, query_vector=vector)
+    )
+
+
+def test_a_model_replaced_under_its_name_is_embedded_again(docs: Path, embed_rig: Rig) -> None:
+    """Vectors of two sizes cannot share a matrix: the index starts again, then searches."""
+    local = embedded(docs, embed_rig)
+    first = len(sent(embed_rig))
+    embed_rig.embedder = TrigramEmbedder(dimensions=128)
+    (docs / "extra.txt").write_text("Colors of the rainbow.\n", encoding="utf-8")
+    local.index()
+    local.embed(Embedder(EMBED_MODEL, embed_rig.url))
+    status = local.status()
+    assert status.embedded == status.passages
+    assert len(sent(embed_rig)) == first + status.passages  # the new file, then all of them
+    vector = Embedder(EMBED_MODEL, embed_rig.url).query("rainbow colors")
+    assert len(vector) == 128
+    assert local.search("rainbow colors", 3, query_vector=vector)[0].url.endswith("extra.txt")
