@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -425,6 +426,48 @@ def bench_researchers(corpus: Path, delay: float = 0.3) -> dict[str, Any]:
     return figures
 
 
+def bench_hosts(corpus: Path, delay: float = 0.3) -> dict[str, Any]:
+    """A deep run with 4 researchers against 1 and 2 rigs that each answer one call at a
+    time after a fixed delay, like one GPU each with Ollama's default parallelism. Each
+    researcher runs all 3 rounds (fresh follow-up queries), so the run is mostly research,
+    as a deep run on a real question is; brief, supervisor and report calls stay serial."""
+    figures: dict[str, Any] = {"delay_per_call_s": delay}
+    for count in (1, 2):
+        with contextlib.ExitStack() as stack:
+            rigs = []
+            for _ in range(count):
+                topics = iter([[f"tides aspect {i}" for i in range(4)]])
+                backend = ScriptedBackend(delay=delay)
+                backend.overrides["SupervisorDecision"] = lambda _r, t=topics: {
+                    "reflection": "r",
+                    "subtopics": next(t, []),
+                    "research_complete": False,
+                }
+                backend.overrides["Reflection"] = fresh_followups()
+                rigs.append(stack.enter_context(Rig(backend, one_at_a_time=True)))
+            config = base(
+                rigs[0],
+                corpus,
+                mode="deep",
+                max_loops=3,
+                max_supervisor_rounds=2,
+                max_concurrent_researchers=4,
+                allow_clarification=False,
+            )
+            config["ollama_base_url"] = ",".join(rig.url for rig in rigs)
+            report = run(aresearch("Tides, the Moon and harbours", **config))
+        figures[f"{count}_hosts"] = {
+            "run_wall_s": report.stats.wall_seconds,
+            "calls": report.stats.llm_calls,
+            "calls_per_host": list(report.stats.host_calls.values()),
+        }
+    figures["speedup"] = round(
+        figures["1_hosts"]["run_wall_s"] / figures["2_hosts"]["run_wall_s"], 2
+    )
+    figures["target_met"] = figures["speedup"] >= 1.7
+    return figures
+
+
 # -- research quality --------------------------------------------------------------------------
 
 
@@ -561,6 +604,16 @@ def print_table(results: dict[str, Any]) -> None:
                 + mark(p["target_met"]),
             )
         )
+    if results.get("several_hosts"):
+        h = results["several_hosts"]
+        rows.append(
+            (
+                f"deep run, 2 Ollama hosts vs 1 (+{h['delay_per_call_s']} s/call)",
+                f"{h['1_hosts']['run_wall_s']} s vs {h['2_hosts']['run_wall_s']} s = "
+                f"{h['speedup']}× faster, calls per host {h['2_hosts']['calls_per_host']}"
+                + mark(h["target_met"]),
+            )
+        )
     quality = results.get("quality") or {}
     for kind in ("scripted", "tiny"):
         if kind in quality:
@@ -695,6 +748,7 @@ def main(argv: list[str] | None = None) -> int:
         ("growth_scripted", lambda: bench_growth_scripted(corpus)),
         ("parallel_queries", bench_queries),
         ("parallel_researchers", lambda: bench_researchers(corpus)),
+        ("several_hosts", lambda: bench_hosts(corpus)),
         ("startup", bench_startup),
     ]
     if not args.no_tiny:

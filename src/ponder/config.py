@@ -41,7 +41,15 @@ class Configuration(BaseModel):
     )
     ollama_base_url: str = Field(
         DEFAULT_OLLAMA_URL,
-        description="Where Ollama listens. Defaults to OLLAMA_HOST, then 127.0.0.1:11434.",
+        description="Where Ollama listens. Defaults to OLLAMA_HOST, then 127.0.0.1:11434. "
+        "Several hosts: comma-separated (a list in Python); each call goes to the least busy.",
+    )
+    ollama_parallel: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="With several Ollama hosts, calls in flight per host (Ollama's "
+        "OLLAMA_NUM_PARALLEL there; 1 suits one GPU running one request at a time).",
     )
     num_ctx: int = Field(
         8192, ge=1024, le=1_048_576, description="Context window sent to Ollama on every call."
@@ -150,10 +158,19 @@ class Configuration(BaseModel):
             return [part for part in value.split(os.pathsep) if part]
         return value
 
-    @field_validator("ollama_base_url")
+    @field_validator("ollama_base_url", mode="before")
     @classmethod
-    def _ollama_url(cls, value: str) -> str:
-        return normalise_host(value)
+    def _ollama_url(cls, value: Any) -> Any:
+        parts = value.split(",") if isinstance(value, str) else value
+        if not isinstance(parts, list | tuple):
+            return value
+        hosts = [normalise_host(str(part)) for part in parts if str(part).strip()]
+        return ",".join(dict.fromkeys(hosts)) or DEFAULT_OLLAMA_URL
+
+    @property
+    def ollama_hosts(self) -> list[str]:
+        """The Ollama hosts, in the order given."""
+        return self.ollama_base_url.split(",")
 
     @field_validator("searxng_url")
     @classmethod

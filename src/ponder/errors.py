@@ -31,8 +31,9 @@ class OllamaUnavailableError(PonderError):
 
     def __init__(self, base_url: str) -> None:
         self.base_url = base_url
+        where = f"at any of {base_url.replace(',', ', ')}" if "," in base_url else f"at {base_url}"
         super().__init__(
-            f"Ollama is not running at {base_url} — start it with `ollama serve` "
+            f"Ollama is not running {where} — start it with `ollama serve` "
             "or set OLLAMA_HOST (or --ollama-url) to where it runs."
         )
 

@@ -52,6 +52,9 @@ class RunStats(BaseModel):
     )
     wall_seconds: float = 0.0
     node_seconds: dict[str, float] = Field(default_factory=dict)
+    host_calls: dict[str, int] = Field(
+        default_factory=dict, description="Model calls answered by each Ollama host."
+    )
     warnings: list[str] = Field(default_factory=list)
 
     @classmethod

@@ -57,7 +57,29 @@ def run_checks(config: Configuration) -> list[Check]:
 
 
 def ollama_checks(config: Configuration) -> list[Check]:
-    url = config.ollama_base_url
+    hosts = config.ollama_hosts
+    if len(hosts) == 1:
+        return host_checks(config, hosts[0])
+    # Several hosts: one that is down or lacks a model costs capacity, not the run.
+    checks: list[Check] = []
+    serving = 0
+    for url in hosts:
+        found = host_checks(config, url)
+        serving += all(c.outcome != "fail" for c in found)
+        checks += [
+            Check("warn", c.message, c.exit_code) if c.outcome == "fail" else c for c in found
+        ]
+    if serving == 0:
+        problem = OllamaUnavailableError(config.ollama_base_url)
+        checks.append(
+            Check("fail", f"No Ollama host can serve this run — {problem}", problem.exit_code)
+        )
+    else:
+        checks.append(Check("ok", f"{serving} of {len(hosts)} Ollama hosts can serve this run"))
+    return checks
+
+
+def host_checks(config: Configuration, url: str) -> list[Check]:
     try:
         with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
             version = client.get("/api/version").json().get("version", "?")

@@ -62,7 +62,7 @@ def _embed(paths: list[str], config: Any, console: Console) -> int:
     """Embed the passages that have no vector yet; Ctrl-C keeps the batches done."""
     from ponder.services.search import Embedder, embed
 
-    embedder = Embedder(config.embed_model, config.ollama_base_url, config.request_timeout)
+    embedder = Embedder(config.embed_model, config.ollama_hosts[0], config.request_timeout)
     seen = [0, 0]
     try:
         stats = _tracked(console, "embedding", "passages", seen, embed, paths, embedder)

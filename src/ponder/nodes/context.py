@@ -54,6 +54,7 @@ class NodeContext:
             "generations_stopped": self.usage.stopped,
             **self.counters,
             "node_seconds": {self.name: round(seconds, 6)},
+            "host_calls": dict(self.usage.host_calls),
             "warnings": list(self.warnings),
         }
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -22,11 +21,19 @@ from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel, ValidationError
 
 from ponder.config import Configuration
-from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
+from ponder.errors import (
+    ModelCallError,
+    ModelNotFoundError,
+    OllamaUnavailableError,
+    PonderError,
+)
 from ponder.services import budget, guard
+from ponder.services.hosts import REST_SECONDS, NoHostLeft, host_pool
 from ponder.services.thinking import extract_json, strip_thinking
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+Started = Callable[[], bool] | None  # has a call begun to answer (so it cannot move)?
 Warn = Callable[[str], None]
 OnEvent = Callable[..., None]
 Check = Callable[[str], str | None]  # a reason to reject a text, or None
@@ -56,6 +63,10 @@ class Usage:
 
     stopped: int = 0  # generations stopped mid-stream because they degenerated
     discarded: int = 0  # live drafts withdrawn (rejected, broken off, or thinking)
+    host_calls: dict[str, int] = field(default_factory=dict)  # calls answered, per host
+
+    def count_host(self, url: str) -> None:
+        self.host_calls[url] = self.host_calls.get(url, 0) + 1
 
     def record(self, prompt: int, completion: int, seconds: float) -> None:
         self.calls += 1
@@ -99,6 +110,7 @@ class LLM:
         self.usage = usage or Usage()
         self._warn = warn or (lambda _message: None)
         self._on_event = on_event
+        self._clients: dict[str, Any] = {}  # one ChatOllama per host
 
     # -- public API -----------------------------------------------------------------
 
@@ -208,33 +220,77 @@ class LLM:
         user = "\n\n".join(p.text for p in kept[1:] if p.text)
         return [SystemMessage(kept[0].text), HumanMessage(user)]
 
-    @functools.cached_property
-    def _chat_model(self) -> Any:
-        """One client per LLM (per node): retries and later calls reuse its connections."""
-        from langchain_ollama import ChatOllama  # heavy import, kept off the CLI's start-up path
+    def _chat_model(self, url: str) -> Any:
+        """One client per LLM (per node) and host: retries and later calls reuse its
+        connections."""
+        if url not in self._clients:
+            from langchain_ollama import ChatOllama  # heavy import, off the CLI's start-up path
 
-        from ponder.services.tls import shared_ssl_context
+            from ponder.services.tls import shared_ssl_context
 
-        return ChatOllama(
-            model=self.model,
-            base_url=self.config.ollama_base_url,
-            num_ctx=self.config.num_ctx,
-            num_predict=self.config.num_predict,
-            temperature=self.config.temperature,
-            keep_alive=self.config.keep_alive,
-            client_kwargs={
-                "timeout": httpx.Timeout(self.config.request_timeout, connect=10.0),
-                "verify": shared_ssl_context(),
-            },
-        )
+            self._clients[url] = ChatOllama(
+                model=self.model,
+                base_url=url,
+                num_ctx=self.config.num_ctx,
+                num_predict=self.config.num_predict,
+                temperature=self.config.temperature,
+                keep_alive=self.config.keep_alive,
+                client_kwargs={
+                    "timeout": httpx.Timeout(self.config.request_timeout, connect=10.0),
+                    "verify": shared_ssl_context(),
+                },
+            )
+        return self._clients[url]
+
+    async def _on_a_host(self, call: Callable[[Any], Awaitable[R]], started: Started = None) -> R:
+        """``call(client)`` on one Ollama host; with several, on the least busy, and on
+        another when that one fails before answering (it then rests a while).
+
+        A stream that failed after its first piece is not moved: part of it may have been
+        shown, so the caller's retry (which withdraws the draft) takes over.
+        """
+        hosts = self.config.ollama_hosts
+        if len(hosts) == 1:
+            with self._errors(hosts[0]):
+                result = await call(self._chat_model(hosts[0]))
+            self.usage.count_host(hosts[0])
+            return result
+        pool = host_pool(hosts, self.config.ollama_parallel)
+        tried: set[str] = set()
+        failure: PonderError | None = None
+        failures: list[PonderError] = []
+        while True:
+            try:
+                async with pool.lease(tried) as host:
+                    with self._errors(host.url):
+                        result = await call(self._chat_model(host.url))
+            except NoHostLeft:  # every host failed this call
+                assert failure is not None
+                if all(isinstance(f, OllamaUnavailableError) for f in failures):
+                    raise OllamaUnavailableError(self.config.ollama_base_url) from None
+                raise failure from None
+            except (OllamaUnavailableError, ModelNotFoundError, ModelCallError) as exc:
+                if pool.rest(host):
+                    self._warn(
+                        f"Ollama host {host.url} failed ({exc}); calls go to the other hosts "
+                        f"for the next {REST_SECONDS:g} s."
+                    )
+                tried.add(host.url)
+                failure = exc
+                failures.append(exc)
+                if started is not None and started():
+                    raise
+                continue
+            pool.recovered(host)
+            self.usage.count_host(host.url)
+            return result
 
     async def _call(self, messages: list[BaseMessage], format: dict | None = None) -> str:
         """One structured call, kept off LangGraph's ``messages`` stream (it is JSON)."""
         started = time.perf_counter()
-        with self._errors():
-            message = await self._chat_model.ainvoke(
-                messages, format=format, config={"tags": [TAG_NOSTREAM]}
-            )
+        message = await self._on_a_host(
+            lambda client: client.ainvoke(messages, format=format, config={"tags": [TAG_NOSTREAM]})
+        )
         assert isinstance(message, AIMessage)
         self._account(messages, message.response_metadata, 0, time.perf_counter() - started)
         return str(message.text)
@@ -253,8 +309,10 @@ class LLM:
         pieces = 0
         final: dict[str, Any] = {}
         problem: guard.Problem | None = None
-        with self._errors():
-            stream = self._chat_model.astream(
+
+        async def read(client: Any) -> None:
+            nonlocal shown, pieces, final, problem
+            stream = client.astream(
                 messages, options=self._options(rejected), config={"tags": [TEXT_TAG]}
             )
             async with contextlib.aclosing(stream) as chunks:
@@ -267,6 +325,8 @@ class LLM:
                         shown = self._show(strip_thinking(check.text), shown)
                     if problem:
                         break
+
+        await self._on_a_host(read, started=lambda: pieces > 0)
         if problem:
             await _let_closed_streams_finish()
         self._account(messages, final, pieces, time.perf_counter() - started)
@@ -312,7 +372,7 @@ class LLM:
             self.usage.record(estimate, pieces, seconds)
 
     @contextlib.contextmanager
-    def _errors(self) -> Iterator[None]:
+    def _errors(self, url: str) -> Iterator[None]:
         """Transient failures become ModelCallError; fatal ones raise their own error."""
         import ollama
 
@@ -320,10 +380,10 @@ class LLM:
             yield
         except ollama.ResponseError as exc:
             if exc.status_code == 404 and "not found" in str(exc.error).lower():
-                raise ModelNotFoundError(self.model, self.config.ollama_base_url) from None
+                raise ModelNotFoundError(self.model, url) from None
             raise ModelCallError(f"Ollama error: {exc.error} (HTTP {exc.status_code})") from None
         except (ConnectionError, httpx.ConnectError, httpx.ConnectTimeout):
-            raise OllamaUnavailableError(self.config.ollama_base_url) from None
+            raise OllamaUnavailableError(url) from None
         except (TimeoutError, httpx.TimeoutException):
             raise ModelCallError(f"no answer within {self.config.request_timeout:g}s") from None
         except (httpx.TransportError, ValueError) as exc:

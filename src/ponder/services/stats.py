@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 _LIST_KEYS = ("warnings", "events")
-_DICT_KEYS = ("node_seconds",)
+_DICT_KEYS = ("node_seconds", "host_calls")
 
 
 def merge_stats(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
-    """Reducer: add numbers, add per-node seconds, concatenate warnings."""
+    """Reducer: add numbers, add per-node seconds and per-host calls, concatenate warnings."""
     merged: dict[str, Any] = dict(left or {})
     for key, value in (right or {}).items():
         if key in _LIST_KEYS:

@@ -8,11 +8,13 @@ request log that tests assert on.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import socket
 import threading
 import time
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -51,7 +53,8 @@ class Rig:
     """Serve ``backend`` on 127.0.0.1 under the given model names. Use as a context manager.
 
     With an ``embedder``, ``/api/embed`` answers for the ``embed_models`` names; without one,
-    it answers as an Ollama that has not pulled the model.
+    it answers as an Ollama that has not pulled the model. ``one_at_a_time`` answers one
+    chat at a time, the others waiting their turn.
     """
 
     def __init__(
@@ -63,8 +66,13 @@ class Rig:
         log_file: Path | None = None,
         embedder: TextEmbedder | None = None,
         embed_models: tuple[str, ...] = (),
+        one_at_a_time: bool = False,
     ) -> None:
         self.backend = backend
+        # Like one GPU running Ollama with default parallelism: chats queue, one answers.
+        self.serial: AbstractContextManager[Any] = (
+            threading.Lock() if one_at_a_time else contextlib.nullcontext()
+        )
         self.models = models
         self.embedder = embedder
         self.embed_models = embed_models if embedder is not None else ()
@@ -232,12 +240,13 @@ class _Handler(BaseHTTPRequestHandler):
                     404, {"error": f'model "{request.model}" not found, try pulling it first'}
                 )
                 return
-            answer = rig.backend.answer(request)
-            if isinstance(answer, Fault):
-                entry.fault = answer.kind
-                self._fault(answer, request, entry)
-            else:
-                self._reply(answer, request, entry)
+            with rig.serial:
+                answer = rig.backend.answer(request)
+                if isinstance(answer, Fault):
+                    entry.fault = answer.kind
+                    self._fault(answer, request, entry)
+                else:
+                    self._reply(answer, request, entry)
         finally:
             entry.end = entry.end or time.time()
             rig.record(entry)

@@ -106,7 +106,7 @@ def _local(config: Configuration, warn: Warn) -> LocalSearch | None:
         warn(f"Document path {missing} does not exist; ignoring it.")
     embedder = None
     if config.embed_model:
-        embedder = Embedder(config.embed_model, config.ollama_base_url, config.request_timeout)
+        embedder = Embedder(config.embed_model, config.ollama_hosts[0], config.request_timeout)
     return LocalSearch(existing, warn=warn, embedder=embedder)
 
 

@@ -1,0 +1,94 @@
+"""Several Ollama hosts: each call goes to the least busy one that is up.
+
+A host runs at most ``limit`` calls at once (Ollama's own parallelism there, one for a GPU
+with default settings); a call waits for a free slot rather than queue on a busy host. A
+host that refuses, fails or lacks the model rests for ``REST_SECONDS`` and the call goes
+to another; when every host is resting they are tried anyway, the soonest back first, so
+a host that came back is found without waiting out its rest.
+
+One pool exists per set of hosts per event loop (asyncio primitives belong to a loop), so
+every node and every researcher of a run share it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+REST_SECONDS = 30.0
+
+
+@dataclass
+class Host:
+    url: str
+    in_flight: int = 0
+    served: int = 0
+    resting_until: float = 0.0
+
+    def resting(self, now: float) -> bool:
+        return now < self.resting_until
+
+
+class NoHostLeft(Exception):
+    """Every host was tried for this call."""
+
+
+class HostPool:
+    def __init__(self, urls: list[str], limit: int) -> None:
+        self.hosts = [Host(url) for url in urls]
+        self.limit = limit
+        self._changed = asyncio.Condition()
+
+    @asynccontextmanager
+    async def lease(self, tried: set[str]) -> AsyncIterator[Host]:
+        """A host not in ``tried`` with a free slot, held for one call; waits for a slot.
+        Raises NoHostLeft when every host has been tried."""
+        async with self._changed:
+            while (host := self._pick(tried)) is None:
+                await self._changed.wait()
+            host.in_flight += 1
+        try:
+            yield host
+        finally:
+            async with self._changed:
+                host.in_flight -= 1
+                self._changed.notify_all()
+
+    def _pick(self, tried: set[str]) -> Host | None:
+        untried = [h for h in self.hosts if h.url not in tried]
+        if not untried:
+            raise NoHostLeft
+        now = time.monotonic()
+        candidates = [h for h in untried if not h.resting(now)] or untried
+        free = [h for h in candidates if h.in_flight < self.limit]
+        if not free:
+            return None
+        return min(free, key=lambda h: (h.in_flight, h.resting_until, h.served))
+
+    def rest(self, host: Host) -> bool:
+        """Rest a host that failed; True when it was up until now (news worth a warning)."""
+        was_up = host.resting_until == 0.0
+        host.resting_until = time.monotonic() + REST_SECONDS
+        return was_up
+
+    def recovered(self, host: Host) -> None:
+        host.resting_until = 0.0
+        host.served += 1
+
+
+_POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, ...], HostPool]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def host_pool(urls: list[str], limit: int) -> HostPool:
+    """The pool for these hosts on the running event loop."""
+    pools = _POOLS.setdefault(asyncio.get_running_loop(), {})
+    key = (*urls, f"limit={limit}")
+    if key not in pools:
+        pools[key] = HostPool(urls, limit)
+    return pools[key]

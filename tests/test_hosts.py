@@ -1,0 +1,167 @@
+"""Several Ollama hosts: calls go to the least busy, a failing host is skipped and rested,
+a host killed mid-run costs a retry at most, and the stats say who served what."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import over_corpus
+
+from ponder import aresearch
+from ponder.config import Configuration
+from ponder.errors import OllamaUnavailableError
+from ponder.interfaces.cli import build_parser, run_options
+from ponder.services.hosts import HostPool, NoHostLeft
+from ponder.testing import ChatRequest, Fault, LogEntry, Rig, ScriptedBackend
+
+DELAY = 0.05
+
+
+def researchers(count: int) -> ScriptedBackend:
+    """A supervisor that hands out ``count`` sub-topics once, then ends."""
+    topics = iter([[f"aspect {i} of tides" for i in range(count)]])
+    backend = ScriptedBackend(delay=DELAY)
+    backend.overrides["SupervisorDecision"] = lambda _r: {
+        "reflection": "r",
+        "subtopics": next(topics, []),
+        "research_complete": False,
+    }
+    return backend
+
+
+@pytest.fixture
+def two_rigs() -> Iterator[tuple[Rig, Rig]]:
+    with ExitStack() as stack:
+        first = stack.enter_context(Rig(researchers(4), one_at_a_time=True))
+        second = stack.enter_context(Rig(researchers(4), one_at_a_time=True))
+        yield first, second
+
+
+def deep(rigs: tuple[Rig, ...], corpus: Path, **extra: Any) -> dict[str, Any]:
+    config = over_corpus(rigs[0], corpus, mode="deep", max_loops=1, max_supervisor_rounds=2)
+    config["ollama_base_url"] = ",".join(rig.url for rig in rigs)
+    return {**config, "max_concurrent_researchers": 4, "allow_clarification": False, **extra}
+
+
+def overlapping(log: list[LogEntry]) -> int:
+    """The most calls one rig had in flight at once."""
+    edges = sorted([(e.start, 1) for e in log] + [(e.end, -1) for e in log])
+    peak = busy = 0
+    for _, step in edges:
+        busy += step
+        peak = max(peak, busy)
+    return peak
+
+
+async def test_both_hosts_serve_one_call_at_a_time_each(
+    two_rigs: tuple[Rig, Rig], corpus: Path
+) -> None:
+    report = await aresearch("How do tides work?", **deep(two_rigs, corpus))
+    first, second = two_rigs
+    assert report.markdown.startswith("# ")
+    served = report.stats.host_calls
+    assert served == {first.url: len(first.chat_log()), second.url: len(second.chat_log())}
+    assert min(served.values()) >= 4  # the four researchers spread over both
+    assert overlapping(first.chat_log()) == 1 and overlapping(second.chat_log()) == 1
+
+
+async def test_a_host_killed_mid_run_costs_at_most_a_retry(
+    two_rigs: tuple[Rig, Rig], corpus: Path
+) -> None:
+    first, second = two_rigs
+    healthy = await aresearch("How do tides work?", **deep((first,), corpus, thread_id="one"))
+    calls = 0
+    inner = second.backend
+
+    def dying(request: ChatRequest) -> Any:
+        """The third call drops the connection mid-request, and the host goes away."""
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            threading.Thread(target=second.stop, daemon=True).start()
+            return Fault("drop")
+        return inner.answer(request)
+
+    second.backend = type("Dying", (), {"answer": staticmethod(dying)})()
+    report = await aresearch("How do tides work?", **deep(two_rigs, corpus, thread_id="two"))
+    assert report.markdown.startswith("# ") and report.sources
+    assert report.stats.fallbacks == healthy.stats.fallbacks
+    assert report.stats.retries <= healthy.stats.retries + 1
+    assert report.stats.host_calls[second.url] == 2  # the two it answered before dying
+    assert report.stats.host_calls[first.url] > 0
+    assert any(f"Ollama host {second.url} failed" in w for w in report.stats.warnings)
+
+
+async def test_every_host_down_names_them_all(corpus: Path) -> None:
+    config = {
+        "model": "scripted", "search": "local", "docs": [str(corpus)], "mode": "loop",
+        "max_loops": 1, "ollama_base_url": "http://127.0.0.1:9,http://127.0.0.1:10",
+    }  # fmt: skip
+    with pytest.raises(OllamaUnavailableError, match=r"any of http://127\.0\.0\.1:9, http"):
+        await aresearch("How do tides work?", **config)
+
+
+async def test_the_least_busy_host_gets_the_call_and_a_full_pool_waits() -> None:
+    pool = HostPool(["a", "b"], limit=1)
+    async with pool.lease(set()) as first, pool.lease(set()) as second:
+        assert {first.url, second.url} == {"a", "b"}
+        waiting = asyncio.ensure_future(pool.lease(set()).__aenter__())
+        await asyncio.sleep(0.05)
+        assert not waiting.done()  # both hosts busy: the third call waits its turn
+    host = await asyncio.wait_for(waiting, 1)
+    assert host.url in ("a", "b")
+
+
+async def test_calls_spread_before_any_host_takes_a_second() -> None:
+    pool = HostPool(["a", "b"], limit=2)
+    async with pool.lease(set()) as first, pool.lease(set()) as second:
+        assert (first.url, second.url) == ("a", "b")
+        async with pool.lease(set()) as third:
+            assert third.in_flight == 2
+
+
+async def test_a_resting_host_is_used_only_when_no_other_is_up() -> None:
+    pool = HostPool(["a", "b"], limit=2)
+    pool.rest(pool.hosts[0])
+    for _ in range(3):
+        async with pool.lease(set()) as host:
+            assert host.url == "b"
+    async with pool.lease({"b"}) as host:
+        assert host.url == "a"  # the only one left for this call: tried although resting
+    with pytest.raises(NoHostLeft):
+        async with pool.lease({"a", "b"}):
+            pass
+
+
+def test_hosts_come_as_a_list_or_comma_separated() -> None:
+    from_python = Configuration.create(ollama_base_url=["gpu1", "http://gpu2:8080"])
+    assert from_python.ollama_hosts == ["http://gpu1:11434", "http://gpu2:8080"]
+    args = build_parser().parse_args(["research", "q", "--ollama-url", "gpu1, gpu2"])
+    from_cli = Configuration.create(**run_options(args))
+    assert from_cli.ollama_hosts == ["http://gpu1:11434", "http://gpu2:11434"]
+
+
+def test_hosts_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OLLAMA_HOST", "gpu1:11434,gpu2:11434")
+    assert Configuration.create().ollama_hosts == ["http://gpu1:11434", "http://gpu2:11434"]
+
+
+def test_doctor_counts_the_hosts_that_can_serve(rig: Rig) -> None:
+    from ponder.interfaces.doctor import run_checks
+
+    config = Configuration.create(
+        model="scripted", search="local", docs=["."],
+        ollama_base_url=f"{rig.url},http://127.0.0.1:9",
+    )  # fmt: skip
+    checks = run_checks(config)
+    down = [c for c in checks if "127.0.0.1:9" in c.message]
+    assert down and all(c.outcome == "warn" for c in down)
+    assert any(c.outcome == "ok" and "1 of 2 Ollama hosts" in c.message for c in checks)
+    alone = Configuration.create(model="scripted", ollama_base_url="http://127.0.0.1:9")
+    assert run_checks(alone)[0].outcome == "fail"
