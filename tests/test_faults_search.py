@@ -122,9 +122,7 @@ def patch_local(monkeypatch: pytest.MonkeyPatch, behaviour: str) -> Engine:
     engine = Engine(behaviour)
     original = LocalIndex.search
 
-    def search(
-        self: LocalIndex, query: str, max_results: int, per_file: int = 2, query_vector: Any = None
-    ) -> Any:
+    def search(self: LocalIndex, query: str, max_results: int, per_file: int = 2, **kw: Any) -> Any:
         with engine._lock:
             engine.calls += 1
             number = engine.calls
@@ -135,7 +133,7 @@ def patch_local(monkeypatch: pytest.MonkeyPatch, behaviour: str) -> Engine:
         engine.answered += 1
         if behaviour == "empty":
             return []
-        found: list[SearchResult] = original(self, query, max_results, per_file, query_vector)
+        found: list[SearchResult] = original(self, query, max_results, per_file, **kw)
         if behaviour == "duplicates":
             return (found * 4)[: max_results * 4]
         if behaviour == "huge":

@@ -5,8 +5,12 @@ model proves the rig embeds with a real model. Neither claims semantic quality."
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import over_corpus
@@ -17,7 +21,7 @@ from ponder.errors import ModelNotFoundError, OllamaUnavailableError
 from ponder.interfaces.cli import main
 from ponder.interfaces.doctor import run_checks
 from ponder.services.search import Embedder, LocalIndex, index_status, make_search
-from ponder.services.search.embeddings import BATCH, prefixes
+from ponder.services.search.embeddings import BATCH, prefixes, same_model
 from ponder.services.search.vectors import fuse
 from ponder.testing import EMBED_MODEL, Rig, ScriptedBackend, TrigramEmbedder
 from ponder.testing.corpus import pydoc_corpus
@@ -51,6 +55,28 @@ def embedded(docs: Path, rig: Rig, model: str = EMBED_MODEL) -> LocalIndex:
     local.index()
     local.embed(Embedder(model, rig.url))
     return local
+
+
+def hybrid(local: LocalIndex, rig: Rig, question: str, count: int = 5) -> list[str]:
+    """File names found for ``question`` by BM25 and the rig's embeddings, fused."""
+    vector = Embedder(EMBED_MODEL, rig.url).query(question)
+    hits = local.search(question, count, query_vector=vector, embed_model=EMBED_MODEL)
+    return [Path(hit.url).name for hit in hits]
+
+
+def nearest_files(
+    local: LocalIndex, rig: Rig, question: str, model: str = EMBED_MODEL
+) -> list[str]:
+    """File names of the passages nearest to ``question`` by vector alone, nearest first."""
+    vector = Embedder(model, rig.url).query(question)
+    names = []
+    for chunk_id, _ in local.vectors.nearest(vector, EMBED_MODEL, 5):
+        row = local._conn.execute(
+            "SELECT f.path FROM chunks AS c JOIN files AS f ON f.id = c.file_id WHERE c.id = ?",
+            (chunk_id,),
+        ).fetchone()
+        names.append(Path(row[0]).name)
+    return names
 
 
 def sent(rig: Rig) -> list[str]:
@@ -109,14 +135,13 @@ def test_search_matrix_follows_the_table(docs: Path, embed_rig: Rig) -> None:
     local = embedded(docs, embed_rig)
     matrices = sorted(local.db_path.parent.glob("*.vectors-*.npy"))
     assert len(matrices) == 1
-    (docs / "extra.txt").write_text("Colors of the rainbow.\n", encoding="utf-8")
+    assert "extra.txt" not in nearest_files(local, embed_rig, "rainbow arcs")
+    (docs / "extra.txt").write_text("Rainbow arcs.\n", encoding="utf-8")
     local.index()
     local.embed(Embedder(EMBED_MODEL, embed_rig.url))
     now = sorted(local.db_path.parent.glob("*.vectors-*.npy"))
     assert len(now) == 1 and now != matrices
-    query = Embedder(EMBED_MODEL, embed_rig.url).query("rainbow colors")
-    hits = local.search("rainbow colors", 3, query_vector=query)
-    assert hits[0].url.endswith("extra.txt")
+    assert nearest_files(local, embed_rig, "rainbow arcs")[0] == "extra.txt"
 
 
 def test_hybrid_search_finds_what_keywords_miss(docs: Path, embed_rig: Rig) -> None:
@@ -124,19 +149,20 @@ def test_hybrid_search_finds_what_keywords_miss(docs: Path, embed_rig: Rig) -> N
     question = "blending colors"
     keyword_only = [r.url for r in local.search(question, 5)]
     assert not any(url.endswith("palette.md") for url in keyword_only)
+    assert "palette.md" in hybrid(local, embed_rig, question)
     vector = Embedder(EMBED_MODEL, embed_rig.url).query(question)
-    hybrid = local.search(question, 5, query_vector=vector)
-    assert any(r.url.endswith("palette.md") for r in hybrid)
-    palette = next(r for r in hybrid if r.url.endswith("palette.md"))
+    found = local.search(question, 5, query_vector=vector, embed_model=EMBED_MODEL)
+    palette = next(r for r in found if r.url.endswith("palette.md"))
     assert "colour wheel" in palette.content and palette.location.startswith("chars ")
 
 
-def test_a_file_both_rankings_agree_on_comes_first(docs: Path, embed_rig: Rig) -> None:
+def test_vectors_of_another_model_are_not_compared(docs: Path, embed_rig: Rig) -> None:
+    """A query embedded by another model than the stored vectors' leaves keyword search
+    alone, even when the sizes match."""
     local = embedded(docs, embed_rig)
-    question = "textwrap dedent indentation"
-    vector = Embedder(EMBED_MODEL, embed_rig.url).query(question)
-    hybrid = local.search(question, 5, query_vector=vector)
-    assert hybrid[0].url.endswith("textwrap.txt")
+    vector = Embedder(OTHER_MODEL, embed_rig.url).query("blending colors")
+    found = local.search("blending colors", 5, query_vector=vector, embed_model=OTHER_MODEL)
+    assert [r.url for r in found] == [r.url for r in local.search("blending colors", 5)]
 
 
 def test_reciprocal_rank_fusion() -> None:
@@ -147,6 +173,8 @@ def test_reciprocal_rank_fusion() -> None:
 
 def test_known_models_get_their_task_prefixes() -> None:
     assert prefixes("nomic-embed-text:latest") == ("search_document: ", "search_query: ")
+    assert same_model("nomic-embed-text", "nomic-embed-text:latest")
+    assert not same_model("nomic-embed-text:v1.5", "nomic-embed-text")
     assert prefixes("embeddinggemma")[1].startswith("task: search result")
     assert prefixes("all-minilm") == ("", "")
 
@@ -230,15 +258,25 @@ def test_doctor_checks_the_embed_model(docs: Path, rig: Rig, embed_rig: Rig) -> 
     assert any(f"all embedded with {EMBED_MODEL}" in line for line in lines)
 
 
-def test_the_vector_table_is_consistent_after_an_interrupted_pass(
+class Interrupting(Embedder):
+    """Ctrl-C while the second batch is with the model."""
+
+    calls = 0
+
+    def documents(self, passages: Any) -> list[list[float]]:
+        self.calls += 1
+        if self.calls == 2:
+            raise KeyboardInterrupt
+        return super().documents(passages)
+
+
+def test_an_interrupted_pass_keeps_its_batches_and_the_next_does_the_rest(
     docs: Path, embed_rig: Rig
 ) -> None:
-    """Ctrl-C between batches keeps the batches stored; the next pass does the rest."""
     local = LocalIndex([docs])
     local.index()
-    calls = iter([False, True])
     with pytest.raises(KeyboardInterrupt):
-        local.vectors.embed_pending(Embedder(EMBED_MODEL, embed_rig.url), None, lambda: next(calls))
+        local.embed(Interrupting(EMBED_MODEL, embed_rig.url))
     assert local.status().embedded == BATCH
     local.embed(Embedder(EMBED_MODEL, embed_rig.url))
     status = local.status()
@@ -248,6 +286,108 @@ def test_the_vector_table_is_consistent_after_an_interrupted_pass(
             "SELECT count(*) FROM vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)"
         ).fetchone()[0]
     assert orphans == 0
+
+
+class Reindexing(Embedder):
+    """While the model embeds, another process changes a file and re-indexes it."""
+
+    def __init__(self, model: str, url: str, change: Any) -> None:
+        super().__init__(model, url)
+        self.change = change
+
+    def documents(self, passages: Any) -> list[list[float]]:
+        vectors = super().documents(passages)
+        self.change()
+        return vectors
+
+
+def test_a_passage_changed_while_it_was_embedded_gets_no_stale_vector(
+    tmp_path: Path, embed_rig: Rig
+) -> None:
+    folder = tmp_path / "small"
+    folder.mkdir()
+    (folder / "z.txt").write_text("Whales sing long songs.\n", encoding="utf-8")
+    local = LocalIndex([folder])
+    local.index()
+
+    def rewrite() -> None:
+        """z.txt is deleted and indexed away, then w.txt added: its passage gets the freed
+        id (ids are max + 1), so the whale vector would fit the glacier's id."""
+        script = f"from ponder.services.search import index; index([{str(folder)!r}])"
+        (folder / "z.txt").unlink()
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+        (folder / "w.txt").write_text("Glaciers carve valleys.\n", encoding="utf-8")
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+
+    local.embed(Reindexing(EMBED_MODEL, embed_rig.url, rewrite))
+    assert local.status().embedded == 0  # the whale vector was not given to the glacier
+    local.embed(Embedder(EMBED_MODEL, embed_rig.url))
+    assert nearest_files(local, embed_rig, "glaciers valleys") == ["w.txt"]
+
+
+def test_two_searches_in_one_process_build_the_matrix_once_safely(
+    docs: Path, embed_rig: Rig
+) -> None:
+    embedded(docs, embed_rig).close()
+    for stale in docs.parent.glob("cache/indexes/*.npy"):
+        stale.unlink()  # both instances must now build the matrix
+    first, second = LocalIndex([docs]), LocalIndex([docs])
+    vector = Embedder(EMBED_MODEL, embed_rig.url).query("blending colors")
+    results: list[Any] = []
+
+    def search(local: LocalIndex) -> None:
+        results.append(local.vectors.nearest(vector, EMBED_MODEL, 3))
+
+    threads = [threading.Thread(target=search, args=(i,)) for i in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 2 and results[0] == results[1] and results[0]
+    assert len(list(first.db_path.parent.glob("*.vectors-*.npy"))) == 1
+    assert not list(first.db_path.parent.glob("*.partial"))
+
+
+def test_a_recreated_index_never_reads_the_old_matrix(tmp_path: Path, embed_rig: Rig) -> None:
+    """Version numbers start again in a new database; the matrix files are its own."""
+    folder = tmp_path / "three"
+    folder.mkdir()
+    for name, text in (
+        ("a", "Owls hunt at night."),
+        ("b", "Ferns like shade."),
+        ("c", "Tin melts."),
+    ):
+        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+    local = embedded(folder, embed_rig)
+    local.close()
+    for part in local.db_path.parent.glob(f"{local.db_path.name}*"):
+        part.unlink()  # the user deletes the index; its matrix files stay behind
+    for name, text in (("a", "Comets have tails."), ("b", "Moss grows slowly."), ("c", "Zinc.")):
+        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+    again = embedded(folder, embed_rig)
+    assert nearest_files(again, embed_rig, "comets tails")[0] == "a.txt"
+    assert nearest_files(again, embed_rig, "moss growing")[0] == "b.txt"
+
+
+def test_a_matrix_that_cannot_be_written_leaves_search_working(
+    docs: Path, embed_rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    import numpy as np
+
+    def disk_full(*_args: Any, **_kwargs: Any) -> Any:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np.lib.format, "open_memmap", disk_full)
+    warnings: list[str] = []
+    local = LocalIndex([docs], warn=warnings.append)
+    local.index()
+    local.embed(Embedder(EMBED_MODEL, embed_rig.url))
+    assert any("Cannot write the vector matrix" in w for w in warnings)
+    assert "palette.md" in hybrid(local, embed_rig, "blending colors")  # from the table
+    assert not list(local.db_path.parent.glob("*.partial"))
+    assert not list(local.db_path.parent.glob("*.npy"))
 
 
 @pytest.mark.tiny
@@ -266,7 +406,7 @@ def test_tiny_model_embeds_through_the_rig(tmp_path: Path, scripted: ScriptedBac
         assert stats.embedded == 2
         vector = Embedder(TINY_EMBED_MODEL, rig.url).query("ocean tides")
         assert len(vector) == 640
-        hits = local.search("ocean tides", 2, query_vector=vector)
+        hits = local.search("ocean tides", 2, query_vector=vector, embed_model=TINY_EMBED_MODEL)
         assert {h.url.rsplit("/", 1)[-1] for h in hits} == {"tides.txt", "bees.txt"}
         assert hits[0].url.endswith("tides.txt")  # BM25 and vectors both put it in their lists
 
@@ -278,11 +418,7 @@ def test_a_wrong_embed_model_name_loses_no_vectors(docs: Path, embed_rig: Rig) -
         local.embed(Embedder("nomic-embed-text", embed_rig.url))
     after = local.status()
     assert after.embed_model == EMBED_MODEL and after.embedded == before.embedded
-    vector = Embedder(EMBED_MODEL, embed_rig.url).query("blending colors")
-    assert any(
-        r.url.endswith("palette.md")
-        for r in local.search("blending colors", 5, query_vector=vector)
-    )
+    assert "palette.md" in hybrid(local, embed_rig, "blending colors")
 
 
 def test_a_model_replaced_under_its_name_is_embedded_again(docs: Path, embed_rig: Rig) -> None:
@@ -290,12 +426,11 @@ def test_a_model_replaced_under_its_name_is_embedded_again(docs: Path, embed_rig
     local = embedded(docs, embed_rig)
     first = len(sent(embed_rig))
     embed_rig.embedder = TrigramEmbedder(dimensions=128)
-    (docs / "extra.txt").write_text("Colors of the rainbow.\n", encoding="utf-8")
+    (docs / "extra.txt").write_text("Rainbow arcs.\n", encoding="utf-8")
     local.index()
     local.embed(Embedder(EMBED_MODEL, embed_rig.url))
     status = local.status()
     assert status.embedded == status.passages
     assert len(sent(embed_rig)) == first + status.passages  # the new file, then all of them
-    vector = Embedder(EMBED_MODEL, embed_rig.url).query("rainbow colors")
-    assert len(vector) == 128
-    assert local.search("rainbow colors", 3, query_vector=vector)[0].url.endswith("extra.txt")
+    assert len(Embedder(EMBED_MODEL, embed_rig.url).query("rainbow arcs")) == 128
+    assert nearest_files(local, embed_rig, "rainbow arcs")[0] == "extra.txt"

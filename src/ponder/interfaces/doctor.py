@@ -179,6 +179,7 @@ def index_checks(config: Configuration) -> list[Check]:
     from pathlib import Path
 
     from ponder.services.search import index_status
+    from ponder.services.search.embeddings import same_model
 
     existing = [p for p in config.docs if Path(p).expanduser().exists()]
     if not existing:
@@ -198,8 +199,9 @@ def index_checks(config: Configuration) -> list[Check]:
             )
         ]
     unembedded = status.passages - status.embedded
-    if config.embed_model and (status.embed_model != config.embed_model or unembedded):
-        missing = status.passages if status.embed_model != config.embed_model else unembedded
+    other_model = not same_model(status.embed_model, config.embed_model)
+    if config.embed_model and (other_model or unembedded):
+        missing = status.passages if other_model else unembedded
         return [
             Check(
                 "warn",

@@ -60,15 +60,28 @@ def index_command(paths: list[str], options: dict[str, Any] | None = None) -> in
 
 def _embed(paths: list[str], config: Any, console: Console) -> int:
     """Embed the passages that have no vector yet; Ctrl-C keeps the batches done."""
+    import sqlite3
+
+    from ponder.errors import StorageError
     from ponder.services.search import Embedder, embed
 
     embedder = Embedder(config.embed_model, config.ollama_hosts[0], config.request_timeout)
     seen = [0, 0]
+    warnings: list[str] = []
     try:
-        stats = _tracked(console, "embedding", "passages", seen, embed, paths, embedder)
+        stats = _tracked(
+            console, "embedding", "passages", seen, embed, paths, embedder, warn=warnings.append
+        )
     except KeyboardInterrupt:
         _interrupted(console, f"{seen[0]:,} of {seen[1]:,} passages", "those embedded are kept")
         return 130
+    except sqlite3.Error as exc:
+        raise StorageError(
+            f"Cannot store the vectors in the index ({exc}) — is another `ponder index` "
+            "running? Try again when it is done."
+        ) from None
+    for warning in warnings:
+        console.print(f"[yellow]warning:[/] {warning}", markup=True, highlight=False)
     rate = f", {stats.embedded / stats.seconds:,.1f} passages/s" if stats.embedded else ""
     print(
         f"Embedded {stats.embedded} passage(s) with {stats.model} in {stats.seconds:.1f}s"

@@ -28,6 +28,15 @@ _PREFIXES = {
 }
 
 
+def same_model(a: str | None, b: str | None) -> bool:
+    """Ollama's naming: 'nomic-embed-text' is 'nomic-embed-text:latest'."""
+
+    def full(name: str | None) -> str | None:
+        return name if name is None or ":" in name else f"{name}:latest"
+
+    return full(a) == full(b)
+
+
 def prefixes(model: str) -> tuple[str, str]:
     """The (document, query) prefixes the model was trained with; none for other models."""
     family = model.rsplit("/", 1)[-1].split(":", 1)[0]

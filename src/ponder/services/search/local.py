@@ -150,7 +150,7 @@ class LocalIndex:
         self._lock = threading.Lock()
         self.db_path = db_path or self._default_path()
         self._conn = self._connect()
-        self.vectors = VectorStore(self._conn, self.db_path)
+        self.vectors = VectorStore(self._conn, self.db_path, self._warn)
 
     def _default_path(self) -> Path:
         try:
@@ -199,9 +199,9 @@ class LocalIndex:
         """Embed the passages that have no vector yet (all of them when the model changed),
         then write the search matrix. Ctrl-C keeps the batches already embedded."""
         with _index_lock(self.db_path), self._lock:
-            with deferred_interrupt() as interrupted:
-                stats = self.vectors.embed_pending(embedder, progress, interrupted)
-            self.vectors.refresh_matrix()
+            stats = self.vectors.embed_pending(embedder, progress)
+            with deferred_interrupt():
+                self.vectors.refresh_matrix()
         return stats
 
     def status(self) -> IndexStatus:
@@ -226,15 +226,16 @@ class LocalIndex:
         max_results: int,
         per_file: int = 2,
         query_vector: list[float] | None = None,
+        embed_model: str | None = None,
     ) -> list[SearchResult]:
         """The ``max_results`` best files, one result each with its ``per_file`` best passages.
 
         Files are chosen by BM25 (title weighted double) on the words that tell files apart;
         the passages within a chosen file by BM25 on every word of the query, so "read JSON
         files" picks the json page for "json", then its passage about reading files. With a
-        ``query_vector`` (semantic search on), the files whose passages are nearest to it
-        form a second ranking, fused with BM25's by reciprocal rank, and a file's nearest
-        passages join its BM25 ones.
+        ``query_vector`` from ``embed_model`` (semantic search on), the files whose passages
+        are nearest to it form a second ranking, fused with BM25's by reciprocal rank, and a
+        file's nearest passages join its BM25 ones.
         """
         words = query_words(query)
         if (not words and query_vector is None) or max_results <= 0:
@@ -242,7 +243,7 @@ class LocalIndex:
         with self._lock:
             cheap = self._drop_frequent(words) if words else []
             lexical = self._lexical_files(cheap, max_results * 8)
-            near = self._nearest_by_file(query_vector, max_results * 8)
+            near = self._nearest_by_file(query_vector, embed_model, max_results * 8)
             ranked = fuse([lexical, list(near)]) if near else lexical
             within = fts_query(cheap) if cheap else ""
             best: dict[str, list[Passage]] = {}
@@ -268,13 +269,20 @@ class LocalIndex:
         rows = self._conn.execute(_QUERY, (fts_query(self._discriminating(words)), limit))
         return list(dict.fromkeys(path for (path,) in rows))
 
-    def _nearest_by_file(self, vector: list[float] | None, limit: int) -> dict[str, list[int]]:
+    def _nearest_by_file(
+        self, vector: list[float] | None, model: str | None, limit: int
+    ) -> dict[str, list[int]]:
         """Files in the order of their nearest passage, each with its near passages' ids,
-        nearest first (caller holds the lock)."""
-        if vector is None:
+        nearest first (caller holds the lock). Vector trouble leaves keyword search be."""
+        if vector is None or model is None:
+            return {}
+        try:
+            nearest = self.vectors.nearest(vector, model, limit)
+        except (OSError, ValueError, MemoryError) as exc:
+            self._warn(f"Semantic search failed for this query ({exc}); keyword search goes on.")
             return {}
         near: dict[str, list[int]] = {}
-        for chunk_id, _score in self.vectors.nearest(vector, limit):
+        for chunk_id, _score in nearest:
             row = self._conn.execute(_FILE_OF, (chunk_id,)).fetchone()
             if row is not None:
                 near.setdefault(row[0], []).append(chunk_id)
@@ -393,11 +401,12 @@ def embed(
     paths: Iterable[str | os.PathLike[str]],
     embedder: Embedder,
     progress: Progress | None = None,
+    warn: Warn | None = None,
 ) -> EmbedStats:
     """Embed the indexed passages under ``paths`` that have no vector yet (``ponder index
     --embed-model``). Raises ModelNotFoundError, OllamaUnavailableError or ModelCallError;
     the batches embedded before a failure are kept."""
-    local = LocalIndex(paths)
+    local = LocalIndex(paths, warn=warn)
     try:
         return local.embed(embedder, progress)
     finally:
@@ -440,13 +449,15 @@ class LocalSearch:
         self._warn = warn or _ignore
         self._refresh_lock = asyncio.Lock()
         self._own_refresh: float | None = None
+        self._embedded = False  # this instance brought the vectors up to date since its refresh
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
         try:
             await self._refresh()
             vector = await self._embed_query(query)
+            model = self.embedder.model if self.embedder else None
             return await asyncio.to_thread(
-                self.index.search, query, max_results, query_vector=vector
+                self.index.search, query, max_results, query_vector=vector, embed_model=model
             )
         except sqlite3.Error as exc:  # a corrupt or locked index is a backend failure
             raise SearchBackendError(f"local index {self.index.db_path} failed: {exc}") from exc
@@ -460,7 +471,7 @@ class LocalSearch:
             self._semantic_off(exc)
             return None
 
-    def _semantic_off(self, problem: PonderError) -> None:
+    def _semantic_off(self, problem: Exception) -> None:
         self.embedder = None
         self._warn(f"Semantic search is off for this run, keyword search goes on: {problem}")
 
@@ -469,14 +480,16 @@ class LocalSearch:
         async with self._refresh_lock:
             # An on-disk index is shared by every instance in the process; one in memory is not.
             last = self._own_refresh if key == ":memory:" else self._last_refresh.get(key)
-            if last is not None and time.monotonic() - last < self.refresh_seconds:
-                return
-            await asyncio.to_thread(self.index.index)
-            if self.embedder is not None:
+            if last is None or time.monotonic() - last >= self.refresh_seconds:
+                await asyncio.to_thread(self.index.index)
+                self._own_refresh = time.monotonic()
+                if key != ":memory:":
+                    self._last_refresh[key] = self._own_refresh
+                self._embedded = False
+            if self.embedder is not None and not self._embedded:
+                # Even when another instance refreshed the text: it may not embed.
                 try:
                     await asyncio.to_thread(self.index.embed, self.embedder)
-                except PonderError as exc:
+                    self._embedded = True
+                except (PonderError, OSError, sqlite3.Error) as exc:
                     self._semantic_off(exc)
-            self._own_refresh = time.monotonic()
-            if key != ":memory:":
-                self._last_refresh[key] = self._own_refresh
