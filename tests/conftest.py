@@ -76,3 +76,28 @@ def write_corpus(folder: Path) -> Path:
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     return write_corpus(tmp_path / "corpus")
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real PostgreSQL (the pgserver package), started once; yields its URI."""
+    import pgserver
+
+    server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+    try:
+        yield str(server.get_uri())
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> str:
+    """A database of its own for one test, on the shared server."""
+    import uuid
+
+    import psycopg
+
+    name = f"ponder_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return postgres_server.replace("/postgres?", f"/{name}?", 1)

@@ -78,15 +78,31 @@ def read_log(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def machines(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[dict[str, str], ...]:
+    """Where the run starts and where it is resumed: one data folder (SQLite), or two
+    machines — two data folders — sharing a PostgreSQL database."""
+    if request.param == "sqlite":
+        return child_env(), child_env()
+    database = request.getfixturevalue("postgres_url")
+    return tuple(
+        child_env(PONDER_DATA_DIR=str(tmp_path / machine), PONDER_DATABASE_URL=database)
+        for machine in ("machine-a", "machine-b")
+    )
+
+
 def test_sigkilled_run_resumes_without_redoing_finished_nodes(
-    rig_process: tuple[str, Path], corpus: Path, tmp_path: Path
+    rig_process: tuple[str, Path],
+    corpus: Path,
+    tmp_path: Path,
+    machines: tuple[dict[str, str], dict[str, str]],
 ) -> None:
     url, log = rig_process
     # Only round 2's query finds this, so round 2 has new material to summarise.
     (corpus / "lunar.md").write_text("The Moon's orbit is elliptical: perigee and apogee.\n")
     work = tmp_path / "work"
     work.mkdir()
-    env = child_env()
+    env, elsewhere = machines
     flags = ["--model", "scripted", "--ollama-url", url, "--search", "local"]
     flags += ["--docs", str(corpus), "--mode", "loop", "--loops", str(ROUNDS)]
     run = subprocess.Popen(
@@ -112,7 +128,7 @@ def test_sigkilled_run_resumes_without_redoing_finished_nodes(
 
     listed = subprocess.run(
         [sys.executable, "-m", "ponder", "runs", "--json"],
-        env=env, capture_output=True, text=True, check=True,
+        env=elsewhere, capture_output=True, text=True, check=True,
     )  # fmt: skip
     (record,) = [json.loads(line) for line in listed.stdout.splitlines()]
     # SIGKILL leaves no chance to record anything; the dead process shows it was interrupted.
@@ -121,7 +137,7 @@ def test_sigkilled_run_resumes_without_redoing_finished_nodes(
     resumed_at = time.time()
     done = subprocess.run(
         [sys.executable, "-m", "ponder", "resume", record["thread_id"], "--json"],
-        cwd=work, env=env, capture_output=True, text=True, timeout=120,
+        cwd=work, env=elsewhere, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

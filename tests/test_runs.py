@@ -42,10 +42,10 @@ def test_history_from_before_the_pid_column_is_migrated(isolated: Path) -> None:
 def test_unwritable_history_is_a_storage_error_and_finish_never_raises(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def broken() -> sqlite3.Connection:
+    def broken(_self: object) -> sqlite3.Connection:
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(runs, "_connect", broken)
+    monkeypatch.setattr(runs._Database, "_sqlite", broken)
     with pytest.raises(StorageError, match="PONDER_DATA_DIR"):
         runs.start("t", "topic", {})
     assert runs.finish("t", "failed") is False

@@ -100,22 +100,34 @@ async def stream(
 
 
 def resume(
-    thread_id: str, answer: str | None = None, *, ask: Ask | None = None, **config: Any
+    thread_id: str,
+    answer: str | None = None,
+    *,
+    ask: Ask | None = None,
+    force: bool = False,
+    **config: Any,
 ) -> Report:
     """Finish an interrupted or paused run (blocking).
 
     Keyword config overrides the run's saved settings from here on, e.g.
-    ``resume(id, ollama_base_url="http://gpu-box:11434")`` when Ollama moved.
+    ``resume(id, ollama_base_url="http://gpu-box:11434")`` when Ollama moved. ``force``
+    continues a run that a shared database says another machine is running (that machine
+    stopped without saying so).
     """
-    return _run_sync(aresume(thread_id, answer, ask=ask, **config))
+    return _run_sync(aresume(thread_id, answer, ask=ask, force=force, **config))
 
 
 async def aresume(
-    thread_id: str, answer: str | None = None, *, ask: Ask | None = None, **config: Any
+    thread_id: str,
+    answer: str | None = None,
+    *,
+    ask: Ask | None = None,
+    force: bool = False,
+    **config: Any,
 ) -> Report:
     """Async :func:`resume`."""
     report: Report | None = None
-    async for item in stream_resume(thread_id, answer, ask=ask, **config):
+    async for item in stream_resume(thread_id, answer, ask=ask, force=force, **config):
         if isinstance(item, Report):
             report = item
     assert report is not None
@@ -123,7 +135,12 @@ async def aresume(
 
 
 async def stream_resume(
-    thread_id: str, answer: str | None = None, *, ask: Ask | None = None, **config: Any
+    thread_id: str,
+    answer: str | None = None,
+    *,
+    ask: Ask | None = None,
+    force: bool = False,
+    **config: Any,
 ) -> AsyncIterator[ProgressEvent | Report]:
     """Like :func:`stream`, for a run that already has a checkpoint."""
     from langgraph.types import Command
@@ -133,7 +150,13 @@ async def stream_resume(
     record = runs.get(thread_id)
     if record is None:
         raise RunNotFoundError(thread_id)
-    if record.status == "running":
+    if record.status == "running" and record.elsewhere and not force:
+        raise InvalidInputError(
+            f"Run '{thread_id}' is running on {record.host}, as far as the shared database "
+            "knows — wait for it, or if that machine stopped, continue here with "
+            f"`ponder resume {thread_id} --force` (force=True)."
+        )
+    if record.status == "running" and not record.elsewhere:
         raise InvalidInputError(
             f"Run '{thread_id}' is still running in another process — wait for it to finish, "
             "or stop it (Ctrl-C) and then resume."

@@ -22,3 +22,21 @@ def _ensure(path: str) -> Path:
     folder = Path(path).expanduser()
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def database_url() -> str | None:
+    """A PostgreSQL database shared by several machines (``PONDER_DATABASE_URL``) for
+    checkpoints and run history; None keeps them in SQLite in the data folder."""
+    url = os.environ.get("PONDER_DATABASE_URL", "").strip()
+    return url or None
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for messages."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))

@@ -105,6 +105,11 @@ def build_parser() -> Parser:
     resume.add_argument("--answer", help="answer to the run's clarifying question")
     resume.add_argument("--model", help="continue with another Ollama model")
     resume.add_argument("--ollama-url", metavar="URL", help="continue with Ollama elsewhere")
+    resume.add_argument(
+        "--force",
+        action="store_true",
+        help="continue a run the shared database says another machine is running",
+    )
     _add_output_options(resume)
     return parser
 

@@ -58,7 +58,9 @@ def resume_command(thread_id: str, answer: str | None, args: argparse.Namespace)
         for key, value in (("model", args.model), ("ollama_base_url", args.ollama_url))
         if value is not None
     }
-    events = stream_resume(thread_id, answer, ask=make_ask(view), **overrides)
+    events = stream_resume(
+        thread_id, answer, ask=make_ask(view), force=getattr(args, "force", False), **overrides
+    )
     report = drive(events, view, thread_id)
     return deliver(report, fmt, out, args.json, view)
 

@@ -1,4 +1,8 @@
-"""Checkpointing: every CLI and API run is saved in SQLite so it can be resumed."""
+"""Checkpointing: every CLI and API run is saved so it can be resumed.
+
+In SQLite in the data folder by default; in PostgreSQL when ``PONDER_DATABASE_URL`` is set,
+so a run started on one machine is resumed on another (LangGraph's own savers, both).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ponder.errors import StorageError
-from ponder.paths import data_dir
+from ponder.paths import data_dir, database_url, redacted
 
 
 def checkpoint_path() -> Path:
@@ -18,7 +22,12 @@ def checkpoint_path() -> Path:
 
 @asynccontextmanager
 async def open_checkpointer(path: Path | None = None) -> AsyncIterator[Any]:
-    """LangGraph's async SQLite saver on the user's checkpoint file."""
+    """LangGraph's async saver: PostgreSQL when configured, else the user's SQLite file."""
+    url = database_url()
+    if url is not None and path is None:
+        async with _postgres(url) as saver:
+            yield saver
+        return
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     target = path or checkpoint_path()
@@ -31,3 +40,34 @@ async def open_checkpointer(path: Path | None = None) -> AsyncIterator[Any]:
             f"Cannot write the checkpoint file {target} ({exc}) — free disk space or set "
             "PONDER_DATA_DIR to a writable folder."
         ) from None
+
+
+def postgres_missing() -> StorageError:
+    return StorageError(
+        "PONDER_DATABASE_URL is set, but PostgreSQL support is not installed — "
+        'run `pip install "ponder[postgres]"`, or unset it to keep runs in SQLite.'
+    )
+
+
+@asynccontextmanager
+async def _postgres(url: str) -> AsyncIterator[Any]:
+    try:
+        import psycopg
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    except ImportError:
+        raise postgres_missing() from None
+
+    try:
+        async with AsyncPostgresSaver.from_conn_string(url) as saver:
+            await saver.setup()
+            yield saver
+    except psycopg.OperationalError as exc:
+        raise database_error(url, exc) from None
+
+
+def database_error(url: str, exc: Exception) -> StorageError:
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StorageError(
+        f"Cannot use the database at {redacted(url)} ({first_line}) — check that PostgreSQL "
+        "is running and PONDER_DATABASE_URL is right, or unset it to keep runs in SQLite."
+    )

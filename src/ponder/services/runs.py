@@ -1,17 +1,23 @@
-"""A small history of runs (id, topic, status) so `ponder runs` and `ponder resume` work."""
+"""A small history of runs (id, topic, status) so `ponder runs` and `ponder resume` work.
+
+It lives beside the checkpoints: in SQLite in the data folder, or in PostgreSQL when
+``PONDER_DATABASE_URL`` is set (then every machine using that database sees every run).
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import time
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ponder.errors import StorageError
-from ponder.paths import data_dir
+from ponder.paths import data_dir, database_url
 
 Status = Literal["running", "waiting", "done", "interrupted", "failed"]
 
@@ -28,8 +34,16 @@ CREATE TABLE IF NOT EXISTS runs (
 )
 """
 # Append-only: each entry runs once on databases that predate it.
-_MIGRATIONS = ("ALTER TABLE runs ADD COLUMN pid INTEGER",)
-_COLUMNS = "thread_id, topic, config, status, created, updated, output, message, pid"
+_MIGRATIONS = ("ALTER TABLE runs ADD COLUMN pid INTEGER", "ALTER TABLE runs ADD COLUMN host TEXT")
+_POSTGRES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ponder_runs (
+    thread_id TEXT PRIMARY KEY, topic TEXT NOT NULL, config TEXT NOT NULL,
+    status TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, updated DOUBLE PRECISION NOT NULL,
+    output TEXT, message TEXT, pid INTEGER, host TEXT
+)
+"""
+_COLUMNS = "thread_id, topic, config, status, created, updated, output, message, pid, host"
+HOST = socket.gethostname()
 
 
 @dataclass
@@ -42,10 +56,23 @@ class RunRecord:
     updated: float
     output: str | None
     message: str | None
+    host: str | None = None  # the machine that ran it last
+
+    @property
+    def elsewhere(self) -> bool:
+        """Recorded by another machine (sharing the database): its process is not ours to see."""
+        return self.host is not None and self.host != HOST
 
 
-def _connect() -> sqlite3.Connection:
-    try:
+class _Database:
+    """One connection to the history: SQLite (``?`` parameters) or PostgreSQL (``%s``)."""
+
+    def __init__(self) -> None:
+        self.url = database_url()
+        self.table = "ponder_runs" if self.url else "runs"
+        self.conn: Any = self._postgres() if self.url else self._sqlite()
+
+    def _sqlite(self) -> sqlite3.Connection:
         conn = sqlite3.connect(data_dir() / "runs.sqlite", timeout=10)
         conn.execute(_SCHEMA)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -53,12 +80,52 @@ def _connect() -> sqlite3.Connection:
             conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number}")
         conn.commit()
-    except (OSError, sqlite3.Error) as exc:
+        return conn
+
+    def _postgres(self) -> Any:
+        try:
+            import psycopg
+        except ImportError:
+            from ponder.services.checkpoints import postgres_missing
+
+            raise postgres_missing() from None
+
+        conn = psycopg.connect(str(self.url), connect_timeout=10)
+        conn.execute(_POSTGRES_SCHEMA)
+        conn.commit()
+        return conn
+
+    def execute(self, query: str, params: tuple[Any, ...] = ()) -> Any:
+        query = query.replace("{runs}", self.table)
+        return self.conn.execute(query.replace("?", "%s") if self.url else query, params)
+
+
+def _errors() -> tuple[type[Exception], ...]:
+    try:
+        import psycopg
+    except ImportError:
+        return (sqlite3.Error, OSError)
+    return (sqlite3.Error, psycopg.Error, OSError)
+
+
+@contextmanager
+def _database() -> Iterator[_Database]:
+    """A connection for one operation, committed at the end; failures are StorageErrors."""
+    try:
+        database = _Database()
+        with closing(database.conn):
+            yield database
+            database.conn.commit()
+    except _errors() as exc:
         raise _storage_error(exc) from None
-    return conn
 
 
 def _storage_error(exc: Exception) -> StorageError:
+    url = database_url()
+    if url is not None:
+        from ponder.services.checkpoints import database_error
+
+        return database_error(url, exc)
     return StorageError(
         f"Cannot use the run history in the data folder ({exc}) — free disk space or set "
         "PONDER_DATA_DIR to a writable folder."
@@ -68,16 +135,13 @@ def _storage_error(exc: Exception) -> StorageError:
 def start(thread_id: str, topic: str, config: dict[str, Any]) -> None:
     """Record a run as running; a history that cannot be written stops the run clearly."""
     now = time.time()
-    try:
-        with closing(_connect()) as conn, conn:
-            conn.execute(
-                f"INSERT INTO runs ({_COLUMNS}) VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL, ?) "
-                "ON CONFLICT(thread_id) DO UPDATE SET status='running', "
-                "config=excluded.config, updated=excluded.updated, pid=excluded.pid",
-                (thread_id, topic, json.dumps(config), now, now, os.getpid()),
-            )
-    except sqlite3.Error as exc:
-        raise _storage_error(exc) from None
+    with _database() as db:
+        db.execute(
+            f"INSERT INTO {{runs}} ({_COLUMNS}) VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL, ?, ?)"
+            " ON CONFLICT(thread_id) DO UPDATE SET status='running', config=excluded.config,"
+            " updated=excluded.updated, pid=excluded.pid, host=excluded.host",
+            (thread_id, topic, json.dumps(config), now, now, os.getpid(), HOST),
+        )
 
 
 def finish(
@@ -85,38 +149,38 @@ def finish(
 ) -> bool:
     """Record how a run ended. Never raises: it runs while another error may be in flight."""
     try:
-        with closing(_connect()) as conn, conn:
-            conn.execute(
-                "UPDATE runs SET status=?, updated=?, output=COALESCE(?, output), message=? "
+        with _database() as db:
+            db.execute(
+                "UPDATE {runs} SET status=?, updated=?, output=COALESCE(?, output), message=? "
                 "WHERE thread_id=?",
                 (status, time.time(), output, message, thread_id),
             )
-    except (sqlite3.Error, StorageError):
+    except StorageError:
         return False
     return True
 
 
 def get(thread_id: str) -> RunRecord | None:
-    rows = _select(f"SELECT {_COLUMNS} FROM runs WHERE thread_id=?", (thread_id,))
+    rows = _select(f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id=?", (thread_id,))
     return _record(rows[0]) if rows else None
 
 
 def recent(limit: int = 20) -> list[RunRecord]:
-    rows = _select(f"SELECT {_COLUMNS} FROM runs ORDER BY updated DESC LIMIT ?", (limit,))
+    rows = _select(f"SELECT {_COLUMNS} FROM {{runs}} ORDER BY updated DESC LIMIT ?", (limit,))
     return [_record(r) for r in rows]
 
 
 def _select(query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-    try:
-        with closing(_connect()) as conn:
-            return conn.execute(query, params).fetchall()
-    except sqlite3.Error as exc:
-        raise _storage_error(exc) from None
+    with _database() as db:
+        return list(db.execute(query, params).fetchall())
 
 
 def _record(row: tuple[Any, ...]) -> RunRecord:
-    record = RunRecord(row[0], row[1], json.loads(row[2]), *row[3:8])
-    if record.status == "running" and not _alive(row[8]):
+    thread_id, topic, config, status, created, updated, output, message, pid, host = row
+    record = RunRecord(
+        thread_id, topic, json.loads(config), status, created, updated, output, message, host
+    )
+    if record.status == "running" and not record.elsewhere and not _alive(pid):
         record.status = "interrupted"  # its process died (SIGKILL, power loss) mid-run
     return record
 

@@ -1,0 +1,67 @@
+"""Checkpoints and run history in PostgreSQL (a real server, from the pgserver package):
+what one machine starts, another lists and resumes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+from support import over_corpus
+
+from ponder import aresearch, aresume
+from ponder.errors import InvalidInputError, StorageError
+from ponder.interfaces.cli import main
+from ponder.services import runs
+from ponder.testing import Rig
+
+
+@pytest.fixture
+def shared(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("PONDER_DATABASE_URL", postgres_url)
+    return postgres_url
+
+
+def on_machine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str) -> None:
+    """Another data folder: nothing local is shared, only the database."""
+    monkeypatch.setenv("PONDER_DATA_DIR", str(tmp_path / name))
+
+
+async def test_a_run_is_listed_and_read_from_another_data_folder(
+    shared: str, rig: Rig, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    on_machine(monkeypatch, tmp_path, "a")
+    report = await aresearch("How do tides work?", **over_corpus(rig, corpus, max_loops=1))
+    assert not (tmp_path / "a" / "checkpoints.sqlite").exists()  # nothing went to SQLite
+    on_machine(monkeypatch, tmp_path, "b")
+    record = runs.get(report.thread_id)
+    assert record is not None and record.status == "done"
+    with psycopg.connect(shared) as conn:
+        threads = conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
+    assert (report.thread_id,) in threads
+
+
+async def test_a_run_another_machine_holds_needs_force(
+    shared: str, rig: Rig, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = await aresearch("How do tides work?", **over_corpus(rig, corpus, max_loops=1))
+    with psycopg.connect(shared) as conn:
+        conn.execute(
+            "UPDATE ponder_runs SET status = 'running', host = 'gpu-box' WHERE thread_id = %s",
+            (report.thread_id,),
+        )
+    with pytest.raises(InvalidInputError, match=r"running on gpu-box.*--force"):
+        await aresume(report.thread_id)
+    again = await aresume(report.thread_id, force=True)
+    assert again.markdown == report.markdown  # finished already: read back, not redone
+
+
+def test_an_unreachable_database_is_a_storage_error_without_the_password(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PONDER_DATABASE_URL", "postgresql://ponder:s3cret@127.0.0.1:9/ponder")
+    with pytest.raises(StorageError, match="PONDER_DATABASE_URL") as caught:
+        runs.recent()
+    assert "s3cret" not in str(caught.value) and "ponder:***@127.0.0.1:9" in str(caught.value)
+    assert main(["runs"]) == StorageError.exit_code
+    assert "PostgreSQL" in capsys.readouterr().err
