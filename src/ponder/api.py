@@ -30,12 +30,14 @@ class ClarificationNeeded(PonderError):
 
     exit_code = 10
 
-    def __init__(self, question: str, thread_id: str) -> None:
+    def __init__(self, question: str, thread_id: str, server: str | None = None) -> None:
         self.question = question
         self.thread_id = thread_id
+        self.server = server
+        where = f" --server {server}" if server else ""
         super().__init__(
             f"ponder needs an answer to continue: {question} — resume with "
-            f'`ponder resume {thread_id} --answer "..."`.'
+            f'`ponder resume {thread_id}{where} --answer "..."`.'
         )
 
 
@@ -57,23 +59,34 @@ def clean_topic(topic: str) -> str:
 
 
 def research(
-    topic: str, *, thread_id: str | None = None, ask: Ask | None = None, **config: Any
+    topic: str,
+    *,
+    thread_id: str | None = None,
+    ask: Ask | None = None,
+    server: str | None = None,
+    **config: Any,
 ) -> Report:
     """Research ``topic`` and return a cited :class:`Report` (blocking).
 
     Keyword arguments are :class:`Configuration` fields (``model``, ``search``, ``docs``…).
     ``ask`` answers a clarifying question; without it a question raises
-    :class:`ClarificationNeeded`, and ``resume(thread_id, answer)`` continues.
+    :class:`ClarificationNeeded`, and ``resume(thread_id, answer)`` continues. ``server``
+    (or ``PONDER_SERVER``) runs the research on a LangGraph Server (see ``ponder.remote``).
     """
-    return _run_sync(aresearch(topic, thread_id=thread_id, ask=ask, **config))
+    return _run_sync(aresearch(topic, thread_id=thread_id, ask=ask, server=server, **config))
 
 
 async def aresearch(
-    topic: str, *, thread_id: str | None = None, ask: Ask | None = None, **config: Any
+    topic: str,
+    *,
+    thread_id: str | None = None,
+    ask: Ask | None = None,
+    server: str | None = None,
+    **config: Any,
 ) -> Report:
     """Async :func:`research`."""
     report: Report | None = None
-    async for item in stream(topic, thread_id=thread_id, ask=ask, **config):
+    async for item in stream(topic, thread_id=thread_id, ask=ask, server=server, **config):
         if isinstance(item, Report):
             report = item
     assert report is not None
@@ -81,11 +94,22 @@ async def aresearch(
 
 
 async def stream(
-    topic: str, *, thread_id: str | None = None, ask: Ask | None = None, **config: Any
+    topic: str,
+    *,
+    thread_id: str | None = None,
+    ask: Ask | None = None,
+    server: str | None = None,
+    **config: Any,
 ) -> AsyncIterator[ProgressEvent | Report]:
     """Yield :class:`ProgressEvent` objects while researching, then the :class:`Report`."""
-    settings = Configuration.create(**config)
     clean = clean_topic(topic)
+    if server := server_url(server):
+        from ponder.remote import stream_remote
+
+        async for item in stream_remote(server, clean, ask=ask, **config):
+            yield item
+        return
+    settings = Configuration.create(**config)
     thread = thread_id or new_thread_id()
     from ponder.services import runs
 
@@ -105,6 +129,7 @@ def resume(
     *,
     ask: Ask | None = None,
     force: bool = False,
+    server: str | None = None,
     **config: Any,
 ) -> Report:
     """Finish an interrupted or paused run (blocking).
@@ -112,9 +137,9 @@ def resume(
     Keyword config overrides the run's saved settings from here on, e.g.
     ``resume(id, ollama_base_url="http://gpu-box:11434")`` when Ollama moved. ``force``
     continues a run that a shared database says another machine is running (that machine
-    stopped without saying so).
+    stopped without saying so). ``server`` follows a run on a LangGraph Server instead.
     """
-    return _run_sync(aresume(thread_id, answer, ask=ask, force=force, **config))
+    return _run_sync(aresume(thread_id, answer, ask=ask, force=force, server=server, **config))
 
 
 async def aresume(
@@ -123,11 +148,13 @@ async def aresume(
     *,
     ask: Ask | None = None,
     force: bool = False,
+    server: str | None = None,
     **config: Any,
 ) -> Report:
     """Async :func:`resume`."""
     report: Report | None = None
-    async for item in stream_resume(thread_id, answer, ask=ask, force=force, **config):
+    events = stream_resume(thread_id, answer, ask=ask, force=force, server=server, **config)
+    async for item in events:
         if isinstance(item, Report):
             report = item
     assert report is not None
@@ -140,12 +167,20 @@ async def stream_resume(
     *,
     ask: Ask | None = None,
     force: bool = False,
+    server: str | None = None,
     **config: Any,
 ) -> AsyncIterator[ProgressEvent | Report]:
     """Like :func:`stream`, for a run that already has a checkpoint."""
     from langgraph.types import Command
 
     from ponder.services import runs
+
+    if server := server_url(server):
+        from ponder.remote import stream_remote_resume
+
+        async for item in stream_remote_resume(server, thread_id, answer, ask=ask, **config):
+            yield item
+        return
 
     record = runs.get(thread_id)
     if record is None:
@@ -177,6 +212,13 @@ def _run_sync(work: Coroutine[Any, Any, Report]) -> Report:
     # asyncio.run refuses to nest, so the run gets its own loop on a worker thread.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ponder") as pool:
         return pool.submit(asyncio.run, work).result()
+
+
+def server_url(server: str | None) -> str | None:
+    """The LangGraph Server to run on: as given, else ``PONDER_SERVER``, else none (local)."""
+    import os
+
+    return (server or os.environ.get("PONDER_SERVER", "")).strip() or None
 
 
 def new_thread_id() -> str:

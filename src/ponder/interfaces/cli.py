@@ -14,6 +14,7 @@ Exit codes (also in docs/interfaces.md):
 5     the model kept failing
 6     search cannot work as configured
 7     a data, cache, checkpoint or report file cannot be written
+8     the LangGraph server (--server) cannot be reached or failed the run
 10    the run needs an answer (``ponder resume ID --answer ...``)
 130   interrupted (Ctrl-C); ``ponder resume ID`` continues
 ====  ===========================================================
@@ -47,9 +48,10 @@ examples:
   ponder index ~/notes          ponder doctor          ponder runs
   ponder index ~/papers --embed-model nomic-embed-text
   ponder resume 20260101-120000-abc123 --answer "only the last decade"
+  ponder "How do tides work?" --server http://gpu-box:2024     ponder runs --server URL
 
 exit codes: 0 done · 2 usage · 3 Ollama unavailable · 4 model missing · 5 model failing ·
-6 search · 7 storage · 10 needs an answer · 130 interrupted
+6 search · 7 storage · 8 server · 10 needs an answer · 130 interrupted
 """
 
 
@@ -99,12 +101,14 @@ def build_parser() -> Parser:
     runs = commands.add_parser("runs", help="list recent runs with their status")
     runs.add_argument("--limit", type=int, default=20, help="how many runs (default 20)")
     runs.add_argument("--json", action="store_true", help="print JSON lines")
+    runs.add_argument("--server", metavar="URL", help="list the runs of this LangGraph Server")
 
     resume = commands.add_parser("resume", help="finish an interrupted or paused run")
     resume.add_argument("thread_id", metavar="ID", help="the run id (see `ponder runs`)")
     resume.add_argument("--answer", help="answer to the run's clarifying question")
     resume.add_argument("--model", help="continue with another Ollama model")
     resume.add_argument("--ollama-url", metavar="URL", help="continue with Ollama elsewhere")
+    resume.add_argument("--server", metavar="URL", help="the LangGraph Server the run is on")
     resume.add_argument(
         "--force",
         action="store_true",
@@ -129,6 +133,11 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="preset for rounds, queries per round and researchers; explicit flags win",
     )
     group.add_argument("--ollama-url", metavar="URL", help="where Ollama listens")
+    group.add_argument(
+        "--server",
+        metavar="URL",
+        help="run on this LangGraph Server (also PONDER_SERVER); the report is saved here",
+    )
     group.add_argument(
         "--embed-model",
         metavar="MODEL",
@@ -239,7 +248,7 @@ def _index(args: argparse.Namespace) -> int:
 def _runs(args: argparse.Namespace) -> int:
     from ponder.interfaces.manage import runs_command
 
-    return runs_command(args.limit, args.json)
+    return runs_command(args.limit, args.json, args.server)
 
 
 # -- options -> configuration ----------------------------------------------------------

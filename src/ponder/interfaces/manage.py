@@ -165,11 +165,21 @@ class PerSecond(ProgressColumn):
         return Text(f"{speed:,.0f} {self.unit}/s" if speed else "", style="progress.data.speed")
 
 
-def runs_command(limit: int, as_json: bool) -> int:
-    """Recent runs, newest first, with what to do about unfinished ones."""
+def runs_command(limit: int, as_json: bool, server: str | None = None) -> int:
+    """Recent runs, newest first, with what to do about unfinished ones; with a server
+    (``--server``, ``PONDER_SERVER``), that server's runs."""
+    import asyncio
+
+    from ponder.api import server_url
     from ponder.services import runs
 
-    records = runs.recent(max(limit, 1))
+    server = server_url(server)
+    if server:
+        from ponder.remote import remote_runs
+
+        records = asyncio.run(remote_runs(server, max(limit, 1)))
+    else:
+        records = runs.recent(max(limit, 1))
     if as_json:
         for record in records:
             sys.stdout.write(json.dumps(asdict(record), ensure_ascii=False) + "\n")
@@ -177,12 +187,14 @@ def runs_command(limit: int, as_json: bool) -> int:
     if not records:
         print('No runs yet — start one with: ponder "your question"')
         return 0
-    print(f"{'ID':<24}  {'STATUS':<11}  {'UPDATED':<16}  TOPIC")
+    width = max(24, *(len(r.thread_id) for r in records))  # a server's ids are UUIDs
+    print(f"{'ID':<{width}}  {'STATUS':<11}  {'UPDATED':<16}  TOPIC")
     for record in records:
         updated = time.strftime("%Y-%m-%d %H:%M", time.localtime(record.updated))
         topic = record.topic if len(record.topic) <= 60 else record.topic[:59] + "…"
-        print(f"{record.thread_id:<24}  {record.status:<11}  {updated:<16}  {topic}")
+        print(f"{record.thread_id:<{width}}  {record.status:<11}  {updated:<16}  {topic}")
     unfinished = [r for r in records if r.status != "done"]
     if unfinished:
-        print(f"\nFinish an unfinished run with: ponder resume {unfinished[0].thread_id}")
+        where = f" --server {server}" if server else ""
+        print(f"\nFinish an unfinished run with: ponder resume {unfinished[0].thread_id}{where}")
     return 0

@@ -31,27 +31,32 @@ FLAGS = {"max_loops": "--loops", "ollama_base_url": "--ollama-url", "docs": "--d
 
 
 def research_command(question: str, options: dict[str, Any], args: argparse.Namespace) -> int:
-    from ponder.api import clean_topic, new_thread_id, stream
+    from ponder.api import clean_topic, new_thread_id, server_url, stream
 
     topic = clean_topic(question)
     check_options(options)
     fmt, out = output_target(topic, args.out, args.format)
-    thread_id = new_thread_id()
+    server = server_url(args.server)
+    thread_id = None if server else new_thread_id()  # a server names its runs itself
     view = make_view()
-    events = stream(topic, thread_id=thread_id, ask=make_ask(view), **options)
-    report = drive(events, view, thread_id)
+    events = stream(topic, thread_id=thread_id, ask=make_ask(view), server=server, **options)
+    report = drive(events, view, thread_id, server)
     return deliver(report, fmt, out, args.json, view)
 
 
 def resume_command(thread_id: str, answer: str | None, args: argparse.Namespace) -> int:
-    from ponder.api import stream_resume
+    from ponder.api import server_url, stream_resume
     from ponder.errors import RunNotFoundError
     from ponder.services import runs
 
-    record = runs.get(thread_id)
-    if record is None:
-        raise RunNotFoundError(thread_id)
-    fmt, out = output_target(record.topic, args.out, args.format)
+    server = server_url(args.server)
+    topic = ""
+    if server is None:
+        record = runs.get(thread_id)
+        if record is None:
+            raise RunNotFoundError(thread_id)
+        topic = record.topic
+    fmt, out = output_target(topic or "report", args.out, args.format)
     view = make_view()
     overrides = {
         key: value
@@ -59,9 +64,9 @@ def resume_command(thread_id: str, answer: str | None, args: argparse.Namespace)
         if value is not None
     }
     events = stream_resume(
-        thread_id, answer, ask=make_ask(view), force=getattr(args, "force", False), **overrides
+        thread_id, answer, ask=make_ask(view), force=args.force, server=server, **overrides
     )
-    report = drive(events, view, thread_id)
+    report = drive(events, view, thread_id, server)
     return deliver(report, fmt, out, args.json, view)
 
 
@@ -160,9 +165,17 @@ def default_sigint() -> Iterator[None]:
 
 
 def drive(
-    events: AsyncIterator[ProgressEvent | Report], view: ProgressView, thread_id: str
+    events: AsyncIterator[ProgressEvent | Report],
+    view: ProgressView,
+    thread_id: str | None,
+    server: str | None = None,
 ) -> Report:
-    """Run the event stream to its report, showing progress; Ctrl-C → Interrupted."""
+    """Run the event stream to its report, showing progress; Ctrl-C → Interrupted.
+
+    A run on a server goes on there when the terminal stops following it; its id arrives
+    with the first event.
+    """
+    known = {"thread_id": thread_id or ""}
 
     async def consume() -> Report:
         report: Report | None = None
@@ -170,6 +183,8 @@ def drive(
             async for item in events:
                 if isinstance(item, Report):
                     report = item
+                elif item.kind == "remote_run":
+                    known["thread_id"] = str(item.data["thread_id"])
                 else:
                     view.update(item)
         if report is None:
@@ -180,8 +195,15 @@ def drive(
         with terminate_as_interrupt():
             return asyncio.run(consume())
     except KeyboardInterrupt:
-        say(f"\nponder: interrupted — the run is saved. Resume it with: ponder resume {thread_id}")
-        raise Interrupted(thread_id) from None
+        run_id = known["thread_id"]
+        if server:
+            say(
+                f"\nponder: stopped following — the run goes on at {server}. Follow it or fetch "
+                f"its report with: ponder resume {run_id} --server {server}"
+            )
+        else:
+            say(f"\nponder: interrupted — the run is saved. Resume it with: ponder resume {run_id}")
+        raise Interrupted(run_id) from None
 
 
 @contextlib.contextmanager

@@ -1,0 +1,232 @@
+"""Runs on a LangGraph Server: the same progress, questions and report as a local run.
+
+The research runs wherever a server serves ponder's ``langgraph.json`` graph (``langgraph
+dev`` on a laptop, LangGraph Server or Platform on a shared GPU box), driven through
+langgraph-sdk. Settings travel with the run, but only those the caller set (flags, keyword
+arguments): the server's own environment supplies the rest, such as where its Ollama is.
+The server keeps the checkpoints; a run goes on there when the caller stops following it,
+and ``resume`` follows it again, answers its question, or fetches its report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from ponder.config import Configuration
+from ponder.errors import PonderError, RunNotFoundError
+from ponder.events import ProgressEvent
+from ponder.report import Report
+
+GRAPH = "ponder"  # the graph's name in langgraph.json
+Ask = Callable[[str], str | Awaitable[str]]
+# A server thread's status, as `ponder runs` names it.
+_STATUS = {"busy": "running", "interrupted": "waiting", "error": "failed", "idle": "done"}
+
+
+class RemoteServerError(PonderError):
+    """The LangGraph server cannot be reached, or refused or failed the run."""
+
+    exit_code = 8
+
+
+def _client(server: str) -> Any:
+    from langgraph_sdk import get_client
+
+    # (connect, read, write, pool): a stream may be quiet for a long model call
+    return get_client(url=server.rstrip("/"), timeout=(10.0, 600.0, 60.0, 10.0))
+
+
+async def stream_remote(
+    server: str, topic: str, *, ask: Ask | None = None, **options: Any
+) -> AsyncIterator[ProgressEvent | Report]:
+    """Start ``topic`` on the server; yield its progress, then its :class:`Report`."""
+    Configuration.create(**options)  # a bad setting is an error here, before the server
+    async with _talking_to(server):
+        client = _client(server)
+        # The settings stay with the thread, so a resume from anywhere runs with them.
+        metadata = {"ponder_topic": topic, "ponder_options": options}
+        thread = await client.threads.create(metadata=metadata)
+        thread_id = str(thread["thread_id"])
+        yield ProgressEvent(kind="remote_run", data={"thread_id": thread_id, "server": server})
+        first = {"input": {"topic": topic}}
+        async for item in _follow(client, server, thread_id, topic, first, ask, options):
+            yield item
+
+
+async def stream_remote_resume(
+    server: str, thread_id: str, answer: str | None = None, *, ask: Ask | None = None,
+    **options: Any,
+) -> AsyncIterator[ProgressEvent | Report]:  # fmt: skip
+    """Follow a server run again: wait for it, answer its question, or fetch its report."""
+    async with _talking_to(server):
+        client = _client(server)
+        try:
+            thread = await client.threads.get(thread_id)
+        except Exception as exc:
+            if _status_code(exc) in (404, 422):
+                raise RunNotFoundError(thread_id) from None
+            raise
+        metadata = thread.get("metadata") or {}
+        topic = str(metadata.get("ponder_topic") or "")
+        options = {**(metadata.get("ponder_options") or {}), **options}
+        for run in await client.runs.list(thread_id, status="running"):
+            async for event in _progress(client.runs.join_stream(thread_id, run["run_id"])):
+                yield event
+        first: dict[str, Any] | None = {"command": {"resume": answer}} if answer else None
+        async for item in _follow(client, server, thread_id, topic, first, ask, options):
+            yield item
+
+
+async def _follow(
+    client: Any,
+    server: str,
+    thread_id: str,
+    topic: str,
+    first: dict[str, Any] | None,
+    ask: Ask | None,
+    options: dict[str, Any],
+) -> AsyncIterator[ProgressEvent | Report]:
+    """Run (or continue) the thread until it has a report, answering questions on the way."""
+    from ponder.api import ClarificationNeeded, _report
+
+    started = time.perf_counter()
+    pending = first
+    while True:
+        state = await client.threads.get_state(thread_id, subgraphs=True)
+        question = _question(state)
+        if pending is None and question is None and _finished(state):
+            break
+        if pending is None and question is not None:
+            yield ProgressEvent(kind="clarification", data={"question": question})
+            if ask is None:
+                raise ClarificationNeeded(question, thread_id, server)
+            answer = ask(question)
+            if asyncio.iscoroutine(answer) or isinstance(answer, Awaitable):
+                answer = await answer
+            pending = {"command": {"resume": str(answer)}}
+        runs = client.runs.stream(
+            thread_id,
+            GRAPH,
+            **(pending or {}),
+            config={"configurable": options},
+            stream_mode=["custom"],
+            stream_subgraphs=True,
+            on_disconnect="continue",  # stopping the caller leaves the run going on the server
+        )
+        async for item in _progress(runs):
+            yield item
+        pending = None
+    values = state.get("values") or {}
+    yield _report(topic or str(values.get("topic") or ""), thread_id, values,
+                  time.perf_counter() - started)  # fmt: skip
+
+
+async def _progress(parts: AsyncIterator[Any]) -> AsyncIterator[ProgressEvent]:
+    """The server's stream parts as ponder's progress events; its errors as ours."""
+    async for part in parts:
+        event, _, namespace = str(part.event).partition("|")
+        if event == "custom" and isinstance(part.data, dict):
+            path = tuple(p for p in namespace.split("|") if p)
+            yield ProgressEvent.from_custom(path, part.data)
+        elif event == "error":
+            data = part.data if isinstance(part.data, dict) else {"message": str(part.data)}
+            raise RemoteServerError(
+                f"The run failed on the server: {data.get('message') or data.get('error')}"
+            )
+
+
+def _question(state: dict[str, Any]) -> str | None:
+    """The clarifying question the run waits on, from any level of subgraph."""
+    for interrupt in state.get("interrupts") or []:
+        return _text(interrupt.get("value"))
+    for task in state.get("tasks") or []:
+        for interrupt in task.get("interrupts") or []:
+            return _text(interrupt.get("value"))
+        nested = task.get("state")
+        if isinstance(nested, dict) and (found := _question(nested)):
+            return found
+    return None
+
+
+def _text(value: Any) -> str:
+    return str(value.get("question") if isinstance(value, dict) else value)
+
+
+def _finished(state: dict[str, Any]) -> bool:
+    return not state.get("next") and bool((state.get("values") or {}).get("report"))
+
+
+async def remote_runs(server: str, limit: int = 20) -> list[Any]:
+    """The server's ponder runs, newest first, as run records."""
+    from ponder.services.runs import RunRecord
+
+    async with _talking_to(server):
+        threads = await _client(server).threads.search(
+            limit=limit, sort_by="updated_at", sort_order="desc"
+        )
+    records = []
+    for thread in threads:
+        metadata = thread.get("metadata") or {}
+        if "ponder_topic" not in metadata:
+            continue  # a thread of another graph on the same server
+        records.append(
+            RunRecord(
+                thread_id=str(thread["thread_id"]),
+                topic=str(metadata["ponder_topic"]),
+                config={},
+                status=_STATUS.get(str(thread.get("status")), str(thread.get("status"))),
+                created=_epoch(thread.get("created_at")),
+                updated=_epoch(thread.get("updated_at")),
+                output=None,
+                message=None,
+                host=server,
+            )
+        )
+    return records
+
+
+def _epoch(stamp: Any) -> float:
+    try:
+        return datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _status_code(exc: Exception) -> int | None:
+    response = getattr(exc, "response", None)
+    return getattr(response, "status_code", None)
+
+
+@asynccontextmanager
+async def _talking_to(server: str) -> AsyncIterator[None]:
+    """Connection and HTTP failures of the server become RemoteServerError."""
+    try:
+        yield
+    except (httpx.ConnectError, httpx.ConnectTimeout):
+        raise RemoteServerError(
+            f"Cannot reach the LangGraph server at {server} — start it (`langgraph dev` in "
+            "ponder's folder) or check --server / PONDER_SERVER."
+        ) from None
+    except PonderError:
+        raise
+    except Exception as exc:
+        status = _status_code(exc)
+        if status is not None:
+            body = str(getattr(getattr(exc, "response", None), "text", ""))[:200]
+            raise RemoteServerError(
+                f"The LangGraph server at {server} answered HTTP {status} ({body}) — does it "
+                "serve ponder's langgraph.json?"
+            ) from None
+        if isinstance(exc, httpx.HTTPError):
+            raise RemoteServerError(
+                f"Lost the LangGraph server at {server} ({type(exc).__name__}) — the run may "
+                "go on there; follow it with `ponder resume ID --server ...`."
+            ) from None
+        raise

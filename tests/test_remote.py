@@ -1,0 +1,123 @@
+"""`ponder --server`: research on a LangGraph Server (`langgraph dev`, started here) through
+langgraph-sdk — progress, a clarifying question, resume, `ponder runs`, the report saved
+locally; the server's environment supplies the settings the caller leaves out."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_studio import ROOT, free_port, langgraph_cli, scratch_config, stop, wait_for_url
+
+from ponder import aresearch
+from ponder.api import ClarificationNeeded
+from ponder.interfaces.cli import main
+from ponder.remote import RemoteServerError
+from ponder.testing import Rig, ScriptedBackend
+
+
+@pytest.fixture
+def server(tmp_path: Path, rig: Rig) -> Iterator[str]:
+    """`langgraph dev` whose own environment points at the rig and names the model."""
+    cli = langgraph_cli()
+    assert cli is not None, "langgraph-cli is part of the dev extra"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "src"),
+        "LANGSMITH_TRACING": "false",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "NO_COLOR": "1",
+        "OLLAMA_HOST": rig.url,  # the server's Ollama: the caller does not say
+        "PONDER_MODEL": "scripted",
+        "PONDER_DATA_DIR": str(tmp_path / "server-data"),
+        "PONDER_CACHE_DIR": str(tmp_path / "server-cache"),
+    }
+    folder = tmp_path / "server"
+    folder.mkdir()
+    command = [cli, "dev", "--no-browser", "--no-reload", "--port", str(free_port())]
+    command += ["--config", str(scratch_config(folder))]
+    process = subprocess.Popen(
+        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        yield wait_for_url(process, [])
+    finally:
+        stop(process)
+
+
+def ask_once(scripted: ScriptedBackend) -> None:
+    asked = itertools.count()
+    scripted.overrides["Clarification"] = lambda _r: {
+        "need_clarification": next(asked) == 0,
+        "question": "Which coast do you mean?",
+        "verification": "ok",
+    }
+
+
+def test_a_server_run_asks_pauses_and_resumes_from_the_terminal(
+    server: str,
+    rig: Rig,
+    scripted: ScriptedBackend,
+    corpus: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ask_once(scripted)
+    monkeypatch.chdir(tmp_path)
+    flags = ["--server", server, "--search", "local", "--docs", str(corpus), "--mode", "deep"]
+    code = main(["How do tides shape harbours?", *flags, "--loops", "1"])
+    err = capsys.readouterr().err
+    assert code == ClarificationNeeded.exit_code, err
+    assert "Which coast do you mean?" in err and f"--server {server}" in err
+    run_id = err.split("ponder resume ")[1].split()[0]
+
+    assert main(["runs", "--server", server]) == 0
+    listed = capsys.readouterr().out
+    assert run_id in listed and "waiting" in listed and "How do tides shape harbours?" in listed
+
+    code = main(["resume", run_id, "--server", server, "--answer", "The Atlantic coast"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.startswith("# ") and "## Sources" in out and "[1]" in out
+    saved = [p for p in tmp_path.glob("*.md")]
+    assert len(saved) == 1 and saved[0].read_text(encoding="utf-8").startswith("# ")
+    assert f"run {run_id}" in err
+    # The answer reached the server's run; every model call went to the server's Ollama.
+    [brief] = [e for e in rig.chat_log() if e.schema == "ResearchBrief"]
+    assert "The Atlantic coast" in brief.messages[-1]["content"]
+    assert {e.model for e in rig.chat_log()} == {"scripted"}
+    assert main(["runs", "--server", server]) == 0
+    assert "done" in capsys.readouterr().out
+
+
+async def test_the_python_api_runs_on_a_server_with_live_progress(
+    server: str, rig: Rig, corpus: Path
+) -> None:
+    from ponder import stream
+
+    kinds = []
+    report = None
+    async for item in stream(
+        "How do tides work?", server=server, search="local", docs=[str(corpus)],
+        mode="loop", max_loops=2,
+    ):  # fmt: skip
+        if hasattr(item, "markdown"):
+            report = item
+        else:
+            kinds.append(item.kind)
+    assert report is not None and report.markdown.startswith("# ") and report.sources
+    assert report.stats.rounds == 2 and report.stats.llm_calls > 0
+    assert {"node_start", "node_end", "round_start", "queries", "sources", "report"} <= set(kinds)
+
+
+async def test_an_unreachable_server_says_what_to_do(corpus: Path) -> None:
+    with pytest.raises(RemoteServerError, match="Cannot reach the LangGraph server"):
+        await aresearch(
+            "How do tides work?", server="http://127.0.0.1:9", search="local", docs=[str(corpus)]
+        )
