@@ -26,7 +26,7 @@ from ponder.errors import ConfigurationError
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 
-SearchName = Literal["duckduckgo", "searxng", "local", "hybrid"]
+SearchName = Literal["duckduckgo", "searxng", "local", "hybrid", "tavily"]
 Mode = Literal["auto", "loop", "deep"]
 
 
@@ -90,7 +90,8 @@ class Configuration(BaseModel):
     )
     search: SearchName = Field(
         "duckduckgo",
-        description="Search backend: duckduckgo, searxng, local (your documents) or hybrid.",
+        description="Search backend: duckduckgo, searxng, local (your documents), hybrid, or "
+        "tavily (needs TAVILY_API_KEY).",
     )
     docs: list[str] = Field(
         default_factory=list,
@@ -103,6 +104,10 @@ class Configuration(BaseModel):
     )
     searxng_url: str = Field(
         "http://127.0.0.1:8888", description="Base URL of a self-hosted SearXNG instance."
+    )
+    tavily_url: str = Field(
+        "https://api.tavily.com",
+        description="Tavily's API address (for search=tavily): change it for a gateway or proxy.",
     )
     fallback: bool = Field(
         False,

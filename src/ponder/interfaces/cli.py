@@ -35,7 +35,7 @@ EXIT_INTERRUPTED = 130
 COMMANDS = ("research", "index", "doctor", "runs", "resume")
 # Kept in step with ponder.config's Literals by a test; importing config here would load
 # pydantic on every `ponder --help`.
-SEARCH_CHOICES = ("duckduckgo", "searxng", "local", "hybrid")
+SEARCH_CHOICES = ("duckduckgo", "searxng", "local", "hybrid", "tavily")
 MODE_CHOICES = ("auto", "loop", "deep")
 EFFORT_CHOICES = ("quick", "standard", "deep")
 FORMAT_CHOICES = ("md", "html")

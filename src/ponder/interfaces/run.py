@@ -86,6 +86,10 @@ def check_options(options: dict[str, Any]) -> None:
         raise ConfigurationError(message) from None
     if settings.search == "local" and not settings.docs:
         raise InvalidInputError("--search local needs your documents — add --docs PATH.")
+    if settings.search == "tavily":
+        from ponder.services.search.tavily import tavily_key
+
+        tavily_key()  # no key: say so before the run starts
 
 
 def output_target(topic: str, out: str | None, fmt: str | None) -> tuple[str, Path | None]:

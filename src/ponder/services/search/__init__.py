@@ -8,6 +8,8 @@ Fallback order (each step is announced through ``warn``):
 - ``local``: local documents only; no network at all.
 - ``hybrid``: local documents and the web (DuckDuckGo → SearXNG) concurrently, merged by
   rank; one side failing leaves the other.
+- ``tavily``: Tavily's API (key in TAVILY_API_KEY) → local documents (when ``docs`` is set);
+  DuckDuckGo only with ``fallback``.
 
 With ``embed_model`` set, local search is hybrid within itself: BM25 and the embedding
 model's nearest passages, fused by reciprocal rank (see ``local.py`` and ``vectors.py``).
@@ -39,6 +41,7 @@ from ponder.services.search.local import (
     index_status,
 )
 from ponder.services.search.searxng import SearxngSearch
+from ponder.services.search.tavily import TavilySearch, tavily_key
 
 __all__ = [
     "DuckDuckGoSearch",
@@ -53,6 +56,7 @@ __all__ = [
     "SearchBackendError",
     "SearchResult",
     "SearxngSearch",
+    "TavilySearch",
     "embed",
     "index",
     "index_status",
@@ -85,7 +89,10 @@ def make_search(config: Configuration, warn: Warn) -> SearchBackend:
             warn("search='hybrid' without docs: searching the web only (pass --docs PATH).")
             return FallbackSearch([web], warn, empty_when_exhausted=True)
         return FallbackSearch([HybridSearch(local, web, warn)], warn, empty_when_exhausted=True)
-    if config.search == "duckduckgo":
+    if config.search == "tavily":
+        tavily = _cached(TavilySearch(config.tavily_url, api_key=tavily_key()), cache)
+        order = [tavily, ddg] if config.fallback else [tavily]
+    elif config.search == "duckduckgo":
         order = [ddg, searxng]
     else:
         order = [searxng, ddg] if config.fallback else [searxng]

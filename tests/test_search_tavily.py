@@ -1,0 +1,124 @@
+"""search=tavily through Tavily's own client (tavily-python), pointed at a local server that
+speaks Tavily's search API: a run cites what it found; a missing or rejected key stops
+the run with the search exit code and a message that says what to do."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ponder import research
+from ponder.errors import SearchError
+from ponder.interfaces.cli import main
+from ponder.testing import Rig
+
+KEY = "tvly-test-key"
+
+
+class TavilyServer:
+    """POST /search as Tavily answers it; 401 for any other key. Records each request."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        tavily = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                tavily.requests.append(
+                    {"path": self.path, "auth": self.headers.get("Authorization"), **body}
+                )
+                if self.headers.get("Authorization") != f"Bearer {KEY}":
+                    self._send(
+                        401, {"detail": {"error": "Unauthorized: missing or invalid API key."}}
+                    )
+                    return
+                results = [
+                    {
+                        "title": f"Tides explained {i}",
+                        "url": f"https://tides.example/{i}",
+                        "content": "Tides rise and fall twice a day because the Moon's "
+                        f"gravity pulls the oceans (source {i}).",
+                        "score": 0.9 - i / 10,
+                        "raw_content": None,
+                    }
+                    for i in range(int(body.get("max_results") or 5))
+                ]
+                self._send(200, {"query": body["query"], "results": results, "response_time": 0.1})
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *_args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def tavily() -> Iterator[TavilyServer]:
+    server = TavilyServer()
+    yield server
+    server.close()
+
+
+def test_a_run_searches_tavily_and_cites_it(
+    tavily: TavilyServer, rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TAVILY_API_KEY", KEY)
+    report = research(
+        "How do tides work?", model="scripted", ollama_base_url=rig.url, search="tavily",
+        tavily_url=tavily.url, mode="loop", max_loops=1, cache=False,
+    )  # fmt: skip
+    assert tavily.requests and all(r["path"] == "/search" for r in tavily.requests)
+    assert all(r["auth"] == f"Bearer {KEY}" for r in tavily.requests)
+    assert "How do tides work?" in [r["query"] for r in tavily.requests]
+    assert report.cited_sources() and all(
+        s.url.startswith("https://tides.example/") for s in report.sources
+    )
+    assert "Moon's gravity" in report.sources[0].passages[0]
+
+
+def test_a_rejected_key_stops_the_run_with_the_search_exit_code(
+    tavily: TavilyServer,
+    rig: Rig,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-wrong")
+    monkeypatch.setenv("PONDER_TAVILY_URL", tavily.url)
+    monkeypatch.chdir(tmp_path)
+    flags = ["--model", "scripted", "--ollama-url", rig.url, "--search", "tavily", "--no-cache"]
+    code = main(["How do tides work?", *flags, "--loops", "1", "--mode", "loop"])
+    err = capsys.readouterr().err
+    assert code == SearchError.exit_code
+    assert "Tavily rejected the API key in TAVILY_API_KEY" in err and "Traceback" not in err
+    assert tavily.requests  # it was asked, and said no
+    assert not list(tmp_path.glob("*.md"))
+
+
+def test_a_missing_key_is_named_before_anything_is_sent(
+    tavily: TavilyServer, rig: Rig, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = ["--model", "scripted", "--ollama-url", rig.url, "--search", "tavily"]
+    assert main(["How do tides work?", *flags, "--mode", "loop"]) == SearchError.exit_code
+    assert "set TAVILY_API_KEY" in capsys.readouterr().err
+    assert not tavily.requests
