@@ -39,6 +39,17 @@ class Configuration(BaseModel):
     report_model: str | None = Field(
         None, description="Optional larger model used only to write the final report."
     )
+    provider: Literal["ollama", "openai"] = Field(
+        "ollama",
+        description="How models are reached: Ollama's API, or the OpenAI chat API that LM "
+        "Studio, llama.cpp's llama-server, vLLM and LocalAI speak (see openai_base_url).",
+    )
+    openai_base_url: str = Field(
+        "http://127.0.0.1:1234/v1",
+        description="With provider=openai: the server's /v1 address (LM Studio "
+        "http://127.0.0.1:1234/v1, llama-server http://127.0.0.1:8080/v1). Key, if any, in "
+        "OPENAI_API_KEY.",
+    )
     ollama_base_url: str = Field(
         DEFAULT_OLLAMA_URL,
         description="Where Ollama listens. Defaults to OLLAMA_HOST, then 127.0.0.1:11434. "

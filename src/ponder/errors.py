@@ -38,6 +38,19 @@ class OllamaUnavailableError(PonderError):
         )
 
 
+class ModelServerUnavailableError(OllamaUnavailableError):
+    """The OpenAI-compatible model server (provider=openai) cannot be reached."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        PonderError.__init__(
+            self,
+            f"No model server answers at {base_url} — start it (LM Studio: Developer → Start "
+            "Server; llama.cpp: `llama-server -m MODEL.gguf`) or set --openai-url to where it "
+            "runs.",
+        )
+
+
 class ModelNotFoundError(PonderError):
     """The configured model is not pulled on the Ollama server."""
 

@@ -38,6 +38,7 @@ COMMANDS = ("research", "index", "doctor", "runs", "resume")
 SEARCH_CHOICES = ("duckduckgo", "searxng", "local", "hybrid", "tavily")
 MODE_CHOICES = ("auto", "loop", "deep")
 EFFORT_CHOICES = ("quick", "standard", "deep")
+PROVIDER_CHOICES = ("ollama", "openai")
 FORMAT_CHOICES = ("md", "html")
 
 EXAMPLES = """\
@@ -133,6 +134,17 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="preset for rounds, queries per round and researchers; explicit flags win",
     )
     group.add_argument("--ollama-url", metavar="URL", help="where Ollama listens")
+    group.add_argument(
+        "--provider",
+        choices=PROVIDER_CHOICES,
+        help="ollama (default), or openai: LM Studio, llama-server, vLLM, LocalAI",
+    )
+    group.add_argument(
+        "--openai-url",
+        metavar="URL",
+        help="with --provider openai: the server's /v1 address (LM Studio :1234, llama-server "
+        ":8080)",
+    )
     group.add_argument(
         "--server",
         metavar="URL",
@@ -274,6 +286,8 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         "ollama_base_url": args.ollama_url,
         "searxng_url": args.searxng_url,
         "embed_model": args.embed_model,
+        "provider": args.provider,
+        "openai_base_url": args.openai_url,
     }
     options.update({key: value for key, value in flags.items() if value is not None})
     if args.docs:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import httpx
 
 from ponder.config import Configuration
-from ponder.errors import ModelNotFoundError, OllamaUnavailableError
+from ponder.errors import ModelNotFoundError, ModelServerUnavailableError, OllamaUnavailableError
 
 Outcome = Literal["ok", "warn", "fail"]
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
@@ -56,7 +56,28 @@ def run_checks(config: Configuration) -> list[Check]:
 # -- Ollama ------------------------------------------------------------------------------
 
 
+def openai_checks(config: Configuration) -> list[Check]:
+    """provider=openai: the server answers GET /models and lists the model."""
+    url = config.openai_base_url
+    try:
+        response = httpx.get(f"{url}/models", timeout=TIMEOUT)
+        served = [str(m.get("id")) for m in response.json().get("data") or []]
+    except (httpx.HTTPError, ValueError, AttributeError):
+        down = ModelServerUnavailableError(url)
+        return [Check("fail", str(down), down.exit_code)]
+    checks = [Check("ok", f"A model server answers at {url}: {', '.join(served) or 'no models'}")]
+    for model in [config.model, *([config.report_model] if config.report_model else [])]:
+        if model in served:
+            checks.append(Check("ok", f"Model '{model}' is available"))
+        else:
+            problem = ModelNotFoundError(model, url, option="--model (one of those listed)")
+            checks.append(Check("fail", str(problem), ModelNotFoundError.exit_code))
+    return checks
+
+
 def ollama_checks(config: Configuration) -> list[Check]:
+    if config.provider == "openai":
+        return openai_checks(config)
     hosts = config.ollama_hosts
     if len(hosts) == 1:
         return host_checks(config, hosts[0])

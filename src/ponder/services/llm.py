@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -24,6 +26,7 @@ from ponder.config import Configuration
 from ponder.errors import (
     ModelCallError,
     ModelNotFoundError,
+    ModelServerUnavailableError,
     OllamaUnavailableError,
     PonderError,
 )
@@ -222,25 +225,56 @@ class LLM:
 
     def _chat_model(self, url: str) -> Any:
         """One client per LLM (per node) and host: retries and later calls reuse its
-        connections."""
+        connections. Ollama's own API, or the OpenAI chat API (provider=openai)."""
         if url not in self._clients:
-            from langchain_ollama import ChatOllama  # heavy import, off the CLI's start-up path
-
             from ponder.services.tls import shared_ssl_context
 
-            self._clients[url] = ChatOllama(
-                model=self.model,
-                base_url=url,
-                num_ctx=self.config.num_ctx,
-                num_predict=self.config.num_predict,
-                temperature=self.config.temperature,
-                keep_alive=self.config.keep_alive,
-                client_kwargs={
-                    "timeout": httpx.Timeout(self.config.request_timeout, connect=10.0),
-                    "verify": shared_ssl_context(),
-                },
-            )
+            timeout = httpx.Timeout(self.config.request_timeout, connect=10.0)
+            verify = shared_ssl_context()
+            if self.config.provider == "openai":
+                from langchain_openai import ChatOpenAI  # heavy import, only when used
+
+                self._clients[url] = ChatOpenAI(
+                    model=self.model,
+                    base_url=url,
+                    api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",  # type: ignore[arg-type]
+                    temperature=self.config.temperature,
+                    max_completion_tokens=self.config.num_predict,
+                    timeout=timeout,
+                    max_retries=0,  # ponder's own retries and fallbacks apply
+                    stream_usage=True,
+                    http_async_client=httpx.AsyncClient(
+                        timeout=timeout, verify=shared_ssl_context()
+                    ),
+                )
+            else:
+                from langchain_ollama import ChatOllama  # heavy import, off the start-up path
+
+                self._clients[url] = ChatOllama(
+                    model=self.model,
+                    base_url=url,
+                    num_ctx=self.config.num_ctx,
+                    num_predict=self.config.num_predict,
+                    temperature=self.config.temperature,
+                    keep_alive=self.config.keep_alive,
+                    client_kwargs={"timeout": timeout, "verify": verify},
+                )
         return self._clients[url]
+
+    def _hosts(self) -> list[str]:
+        if self.config.provider == "openai":
+            return [self.config.openai_base_url]
+        return self.config.ollama_hosts
+
+    def _schema_kwargs(self, format: dict | None) -> dict[str, Any]:
+        """A structured call's schema: Ollama's ``format``, or OpenAI's ``response_format``."""
+        if format is None:
+            return {}
+        if self.config.provider == "openai":
+            name = re.sub(r"[^A-Za-z0-9_-]", "_", str(format.get("title") or "answer"))
+            schema = {"name": name, "schema": format, "strict": False}
+            return {"response_format": {"type": "json_schema", "json_schema": schema}}
+        return {"format": format}
 
     async def _on_a_host(self, call: Callable[[Any], Awaitable[R]], started: Started = None) -> R:
         """``call(client)`` on one Ollama host; with several, on the least busy, and on
@@ -249,7 +283,7 @@ class LLM:
         A stream that failed after its first piece is not moved: part of it may have been
         shown, so the caller's retry (which withdraws the draft) takes over.
         """
-        hosts = self.config.ollama_hosts
+        hosts = self._hosts()
         if len(hosts) == 1:
             with self._errors(hosts[0]):
                 result = await call(self._chat_model(hosts[0]))
@@ -288,11 +322,12 @@ class LLM:
     async def _call(self, messages: list[BaseMessage], format: dict | None = None) -> str:
         """One structured call, kept off LangGraph's ``messages`` stream (it is JSON)."""
         started = time.perf_counter()
+        schema = self._schema_kwargs(format)
         message = await self._on_a_host(
-            lambda client: client.ainvoke(messages, format=format, config={"tags": [TAG_NOSTREAM]})
+            lambda client: client.ainvoke(messages, config={"tags": [TAG_NOSTREAM]}, **schema)
         )
         assert isinstance(message, AIMessage)
-        self._account(messages, message.response_metadata, 0, time.perf_counter() - started)
+        self._account(messages, message.usage_metadata, 0, time.perf_counter() - started)
         return str(message.text)
 
     async def _stream(
@@ -307,19 +342,18 @@ class LLM:
         check = guard.StreamCheck(watch)
         shown = ""
         pieces = 0
-        final: dict[str, Any] = {}
+        usage: Any = None
         problem: guard.Problem | None = None
 
         async def read(client: Any) -> None:
-            nonlocal shown, pieces, final, problem
+            nonlocal shown, pieces, usage, problem
             stream = client.astream(
-                messages, options=self._options(rejected), config={"tags": [TEXT_TAG]}
+                messages, config={"tags": [TEXT_TAG]}, **self._sampling(rejected)
             )
             async with contextlib.aclosing(stream) as chunks:
                 async for chunk in chunks:
                     pieces += 1
-                    if chunk.response_metadata.get("done"):
-                        final = dict(chunk.response_metadata)
+                    usage = chunk.usage_metadata or usage  # on the last chunk
                     problem = check.feed(str(chunk.text))
                     if live:
                         shown = self._show(strip_thinking(check.text), shown)
@@ -329,7 +363,7 @@ class LLM:
         await self._on_a_host(read, started=lambda: pieces > 0)
         if problem:
             await _let_closed_streams_finish()
-        self._account(messages, final, pieces, time.perf_counter() - started)
+        self._account(messages, usage, pieces, time.perf_counter() - started)
         return strip_thinking(check.text), problem
 
     def _show(self, visible: str, shown: str) -> str:
@@ -345,35 +379,45 @@ class LLM:
             self._emit("token", text=visible[len(shown) :])
         return visible
 
-    def _options(self, rejected: int) -> dict[str, Any]:
-        """Sampling options; after a rejected attempt, livelier sampling to leave the rut."""
+    def _sampling(self, rejected: int) -> dict[str, Any]:
+        """Sampling for a text call; after a rejected attempt, livelier sampling to leave the
+        rut (Ollama: a repeat penalty; the OpenAI API: a frequency penalty)."""
+        temperature = self.config.temperature
+        if rejected:
+            temperature = min(temperature + 0.3 * rejected, 1.0)
+        if self.config.provider == "openai":
+            extra = {"frequency_penalty": 0.5, "seed": rejected} if rejected else {}
+            return {"temperature": temperature, **extra}
         options: dict[str, Any] = {
             "num_ctx": self.config.num_ctx,
             "num_predict": self.config.num_predict,
-            "temperature": self.config.temperature,
+            "temperature": temperature,
         }
         if rejected:
-            options["temperature"] = min(self.config.temperature + 0.3 * rejected, 1.0)
             options["repeat_penalty"] = 1.3
             options["seed"] = rejected
-        return options
+        return {"options": options}
 
     def _account(
-        self, messages: list[BaseMessage], meta: dict[str, Any], pieces: int, seconds: float
+        self, messages: list[BaseMessage], usage: Any, pieces: int, seconds: float
     ) -> None:
         """Record a call's usage; a stream stopped early has no counts, so they are estimated."""
         prompt_chars = sum(len(str(m.content)) for m in messages)
-        reported = int(meta.get("prompt_eval_count") or 0)
-        if meta.get("done") or reported:
-            self.usage.record(reported, int(meta.get("eval_count") or 0), seconds)
+        reported = int((usage or {}).get("input_tokens") or 0)
+        if reported:
+            self.usage.record(reported, int((usage or {}).get("output_tokens") or 0), seconds)
             budget.calibrate(self.model, prompt_chars, reported)
-        else:  # Ollama streams about one token per chunk
+        else:  # a stream stopped early: about one token per chunk
             estimate = sum(budget.estimate_tokens(str(m.content), self.model) for m in messages)
             self.usage.record(estimate, pieces, seconds)
 
     @contextlib.contextmanager
     def _errors(self, url: str) -> Iterator[None]:
         """Transient failures become ModelCallError; fatal ones raise their own error."""
+        if self.config.provider == "openai":
+            with openai_errors(self.model, url, self.config.request_timeout):
+                yield
+            return
         import ollama
 
         try:
@@ -405,6 +449,27 @@ async def _let_closed_streams_finish() -> None:
     """
     for _ in range(20):  # one turn per generator level and I/O step; 20 is ample
         await asyncio.sleep(0)
+
+
+@contextlib.contextmanager
+def openai_errors(model: str, url: str, timeout: float) -> Iterator[None]:
+    """The OpenAI client's failures as ponder's errors, naming the server, not Ollama."""
+    import openai
+
+    try:
+        yield
+    except openai.NotFoundError:
+        raise ModelNotFoundError(
+            model, url, option="--model (the server's GET /v1/models lists its models)"
+        ) from None
+    except openai.APITimeoutError:
+        raise ModelCallError(f"no answer within {timeout:g}s") from None
+    except openai.APIConnectionError:
+        raise ModelServerUnavailableError(url) from None
+    except openai.APIStatusError as exc:
+        raise ModelCallError(
+            f"the model server answered HTTP {exc.status_code}: {exc.message}"
+        ) from None
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -14,6 +14,7 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from ponder.testing.embedding import TextEmbedder
 from ponder.testing.replies import Backend, ChatRequest, Fault, Reply
 
 OLLAMA_VERSION = "0.12.6"
+CHAT_PATHS = ("/api/chat", "/v1/chat/completions")
 
 
 @dataclass
@@ -121,8 +123,9 @@ class Rig:
             return self._idle.wait_for(lambda: self._in_flight == 0, timeout=timeout)
 
     def chat_log(self) -> list[LogEntry]:
+        """Chat requests, through Ollama's API or the OpenAI-compatible one."""
         with self._lock:
-            return [e for e in self.log if e.path == "/api/chat"]
+            return [e for e in self.log if e.path in CHAT_PATHS]
 
     def embed_log(self) -> list[LogEntry]:
         with self._lock:
@@ -170,6 +173,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_text(200, "Ollama is running")
         elif self.path == "/api/version":
             self._send_json(200, {"version": OLLAMA_VERSION})
+        elif self.path == "/v1/models":
+            names = self.server.rig.models
+            self._send_json(200, {"object": "list", "data": [_openai_model(m) for m in names]})
         elif self.path == "/api/tags" or self.path == "/api/ps":
             rig = self.server.rig
             names = (*rig.models, *rig.embed_models)
@@ -190,6 +196,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._chat(body)
         elif self.path == "/api/embed":
             self._embed(body)
+        elif self.path == "/v1/chat/completions":
+            self._openai_chat(body)
         else:
             self._send_json(404, {"error": f"unknown endpoint {self.path}"})
 
@@ -250,6 +258,127 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             entry.end = entry.end or time.time()
             rig.record(entry)
+
+    def _openai_chat(self, body: dict[str, Any]) -> None:
+        """The OpenAI chat API (what LM Studio, llama-server and vLLM speak), answered by the
+        same backend: a JSON schema in ``response_format`` becomes the request's format."""
+        rig = self.server.rig
+        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+        options = {"num_predict": body.get("max_completion_tokens") or body.get("max_tokens")}
+        options |= {k: body[k] for k in ("temperature", "seed") if k in body}
+        request = ChatRequest(
+            model=str(body.get("model", "")),
+            messages=list(body.get("messages") or []),
+            format=schema,
+            options={k: v for k, v in options.items() if v is not None},
+            stream=bool(body.get("stream", False)),
+        )
+        entry = LogEntry(
+            path="/v1/chat/completions",
+            model=request.model,
+            schema=request.schema_title,
+            options=request.options,
+            stream=request.stream,
+            prompt_chars=len(request.prompt_text),
+            start=time.time(),
+            messages=request.messages,
+        )
+        rig.open_entry(entry)
+        try:
+            if request.model not in rig.models:
+                entry.status = 404
+                error = {"message": f"model '{request.model}' not found", "type": "not_found"}
+                self._send_json(404, {"error": error})
+                return
+            with rig.serial:
+                answer = rig.backend.answer(request)
+                if isinstance(answer, Fault):
+                    entry.fault = answer.kind
+                    bad = self._openai_fault(answer, entry)
+                    if bad is not None:
+                        self._openai_reply(bad, request, entry)
+                    return
+                self._openai_reply(answer, request, entry)
+        finally:
+            entry.end = entry.end or time.time()
+            rig.record(entry)
+
+    def _openai_fault(self, fault: Fault, entry: LogEntry) -> Reply | None:
+        """Inject a fault the way an OpenAI-compatible server shows it; a fault that is a bad
+        answer comes back as that answer."""
+        if fault.kind == "invalid_json":
+            return Reply('{"unfinished": [1, 2,')
+        if fault.kind == "garbage":
+            return Reply("lorem ipsum <<<>>> ]]] not an answer")
+        if fault.kind == "slow":
+            time.sleep(fault.delay or 30.0)
+            return Reply("too late")
+        if fault.kind == "drop":
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return None
+        entry.status = 404 if fault.kind == "not_found" else 500
+        self._send_json(entry.status, {"error": {"message": f"injected {fault.kind}"}})
+        return None
+
+    def _openai_reply(self, reply: Reply, request: ChatRequest, entry: LogEntry) -> None:
+        """A completion, or server-sent events read piece by piece (a client that stops
+        reading stops the model, as with Ollama's stream)."""
+        if reply.delay:
+            time.sleep(reply.delay)
+        limit = int(request.options.get("num_predict") or 1024)
+        if reply.pieces is not None:
+            source: Iterator[str] = itertools.islice(iter(reply.pieces), limit)
+        else:
+            source = iter([reply.content[i : i + 24] for i in range(0, len(reply.content), 24)])
+        stamp = {"id": "chatcmpl-rig", "created": int(entry.start), "model": request.model}
+        if not request.stream:
+            text = "".join(source)
+            _close(reply.pieces)
+            message = {"role": "assistant", "content": text}
+            choice = {"index": 0, "message": message, "finish_reason": "stop"}
+            usage = self._usage(reply, entry, len(text) // 4)
+            self._send_json(200, {**stamp, "object": "chat.completion", "choices": [choice],
+                                  "usage": usage})  # fmt: skip
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        chunk = {**stamp, "object": "chat.completion.chunk"}
+        try:
+            for piece in source:
+                self._sse(
+                    json.dumps({**chunk, "choices": [{"index": 0, "delta": {"content": piece}}]})
+                )
+                entry.pieces_sent += 1
+            done = {"index": 0, "delta": {}, "finish_reason": "stop"}
+            self._sse(json.dumps({**chunk, "choices": [done]}))
+            usage = self._usage(reply, entry, entry.pieces_sent)
+            self._sse(json.dumps({**chunk, "choices": [], "usage": usage}))
+            self._sse("[DONE]")
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            entry.client_stopped = True
+            self.close_connection = True
+        finally:
+            _close(reply.pieces)
+
+    @staticmethod
+    def _usage(reply: Reply, entry: LogEntry, written: int) -> dict[str, int]:
+        entry.prompt_tokens = reply.prompt_tokens or max(entry.prompt_chars // 4, 1)
+        entry.eval_tokens = reply.eval_tokens or max(written, 1)
+        entry.end = time.time()
+        return {
+            "prompt_tokens": entry.prompt_tokens,
+            "completion_tokens": entry.eval_tokens,
+            "total_tokens": entry.prompt_tokens + entry.eval_tokens,
+        }
+
+    def _sse(self, data: str) -> None:
+        line = f"data: {data}\n\n".encode()
+        self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+        self.wfile.flush()
 
     def _embed(self, body: dict[str, Any]) -> None:
         """Ollama's batch embedding: ``input`` is a string or a list of strings."""
@@ -449,6 +578,10 @@ def _split(message: dict[str, Any], size: int = 24) -> list[dict[str, Any]]:
 
 def _stamp(model: str) -> dict[str, Any]:
     return {"model": model, "created_at": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
+
+
+def _openai_model(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": 1767225600, "owned_by": "rig"}
 
 
 def _model_entry(name: str) -> dict[str, Any]:
