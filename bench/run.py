@@ -434,17 +434,16 @@ def bench_hosts(corpus: Path, delay: float = 0.3) -> dict[str, Any]:
     figures: dict[str, Any] = {"delay_per_call_s": delay}
     for count in (1, 2):
         with contextlib.ExitStack() as stack:
-            rigs = []
-            for _ in range(count):
-                topics = iter([[f"tides aspect {i}" for i in range(4)]])
-                backend = ScriptedBackend(delay=delay)
-                backend.overrides["SupervisorDecision"] = lambda _r, t=topics: {
-                    "reflection": "r",
-                    "subtopics": next(t, []),
-                    "research_complete": False,
-                }
-                backend.overrides["Reflection"] = fresh_followups()
-                rigs.append(stack.enter_context(Rig(backend, one_at_a_time=True)))
+            # One backend behind every rig: the same decisions whichever rig is asked.
+            topics = iter([[f"tides aspect {i}" for i in range(4)]])
+            backend = ScriptedBackend(delay=delay)
+            backend.overrides["SupervisorDecision"] = lambda _r, t=topics: {
+                "reflection": "r",
+                "subtopics": next(t, []),
+                "research_complete": False,
+            }
+            backend.overrides["Reflection"] = fresh_followups()
+            rigs = [stack.enter_context(Rig(backend, one_at_a_time=True)) for _ in range(count)]
             config = base(
                 rigs[0],
                 corpus,

@@ -37,9 +37,10 @@ def researchers(count: int) -> ScriptedBackend:
 
 @pytest.fixture
 def two_rigs() -> Iterator[tuple[Rig, Rig]]:
+    backend = researchers(4)  # shared: the same decisions whichever rig is asked
     with ExitStack() as stack:
-        first = stack.enter_context(Rig(researchers(4), one_at_a_time=True))
-        second = stack.enter_context(Rig(researchers(4), one_at_a_time=True))
+        first = stack.enter_context(Rig(backend, one_at_a_time=True))
+        second = stack.enter_context(Rig(backend, one_at_a_time=True))
         yield first, second
 
 
@@ -165,3 +166,53 @@ def test_doctor_counts_the_hosts_that_can_serve(rig: Rig) -> None:
     assert any(c.outcome == "ok" and "1 of 2 Ollama hosts" in c.message for c in checks)
     alone = Configuration.create(model="scripted", ollama_base_url="http://127.0.0.1:9")
     assert run_checks(alone)[0].outcome == "fail"
+
+
+async def test_a_cancelled_call_gives_its_slot_back() -> None:
+    pool = HostPool(["a"], limit=1)
+
+    async def hold() -> None:
+        async with pool.lease(set()):
+            await asyncio.sleep(10)
+
+    task = asyncio.ensure_future(hold())
+    await asyncio.sleep(0.01)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    async with asyncio.timeout(1), pool.lease(set()) as host:
+        assert host.in_flight == 1
+
+
+async def test_a_waiting_call_takes_a_host_whose_rest_ended(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ponder.services import hosts
+
+    monkeypatch.setattr(hosts, "REST_SECONDS", 0.2)
+    pool = HostPool(["a", "b"], limit=1)
+    pool.rest(pool.hosts[1])  # b failed a moment ago
+    async with pool.lease(set()) as busy:
+        assert busy.url == "a"
+        async with asyncio.timeout(2), pool.lease(set()) as host:
+            assert host.url == "b"  # not left waiting for a, which never frees up here
+
+
+def test_several_hosts_in_ollama_host_run_from_the_command_line(
+    two_rigs: tuple[Rig, Rig], corpus: Path, tmp_path: Path
+) -> None:
+    """The ollama client reads OLLAMA_HOST on import and cannot parse a list: ponder hands
+    it one host and keeps the list for itself."""
+    import os
+    import subprocess
+    import sys
+
+    first, second = two_rigs
+    src = Path(__file__).resolve().parents[1] / "src"
+    env = {**os.environ, "PYTHONPATH": str(src), "OLLAMA_HOST": f"{first.url},{second.url}"}
+    flags = ["--model", "scripted", "--search", "local", "--docs", str(corpus), "--mode", "loop"]
+    done = subprocess.run(
+        [sys.executable, "-m", "ponder", "How do tides work?", *flags, "--loops", "1"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert first.chat_log() and second.chat_log()

@@ -56,12 +56,33 @@ async def test_a_run_another_machine_holds_needs_force(
     assert again.markdown == report.markdown  # finished already: read back, not redone
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "host=127.0.0.1 port=9 password=s3cret dbname=ponder",
+        "postgresql://bob@127.0.0.1:9/db?password=s3cret",
+        "postgresql+psycopg://bob:s3cret@127.0.0.1:9/db",
+        "postgresql://bob:s3cret@[::1/db",
+    ],
+)
+def test_no_form_of_database_url_shows_its_password(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PONDER_DATABASE_URL", url)
+    with pytest.raises(StorageError) as caught:
+        runs.recent()
+    assert "s3cret" not in str(caught.value) and "PONDER_DATABASE_URL" in str(caught.value)
+    assert runs.finish("any", "failed") is False  # and never raises
+
+
 def test_an_unreachable_database_is_a_storage_error_without_the_password(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("PONDER_DATABASE_URL", "postgresql://ponder:s3cret@127.0.0.1:9/ponder")
     with pytest.raises(StorageError, match="PONDER_DATABASE_URL") as caught:
         runs.recent()
-    assert "s3cret" not in str(caught.value) and "ponder:***@127.0.0.1:9" in str(caught.value)
+    assert "s3cret" not in str(caught.value) and "postgresql://ponder@127.0.0.1:9" in str(
+        caught.value
+    )
     assert main(["runs"]) == StorageError.exit_code
     assert "PostgreSQL" in capsys.readouterr().err

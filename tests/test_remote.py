@@ -21,7 +21,7 @@ from ponder.testing import Rig, ScriptedBackend
 
 
 @pytest.fixture
-def server(tmp_path: Path, rig: Rig) -> Iterator[str]:
+def server(tmp_path: Path, rig: Rig, corpus: Path) -> Iterator[str]:
     """`langgraph dev` whose own environment points at the rig and names the model."""
     cli = langgraph_cli()
     assert cli is not None, "langgraph-cli is part of the dev extra"
@@ -33,6 +33,7 @@ def server(tmp_path: Path, rig: Rig) -> Iterator[str]:
         "NO_COLOR": "1",
         "OLLAMA_HOST": rig.url,  # the server's Ollama: the caller does not say
         "PONDER_MODEL": "scripted",
+        "PONDER_DOCS": str(corpus),  # the server's documents
         "PONDER_DATA_DIR": str(tmp_path / "server-data"),
         "PONDER_CACHE_DIR": str(tmp_path / "server-cache"),
     }
@@ -121,3 +122,50 @@ async def test_an_unreachable_server_says_what_to_do(corpus: Path) -> None:
         await aresearch(
             "How do tides work?", server="http://127.0.0.1:9", search="local", docs=[str(corpus)]
         )
+
+
+def test_what_only_the_server_can_check_is_left_to_it(
+    server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """--search local with no --docs here: the server has its own (PONDER_DOCS)."""
+    monkeypatch.chdir(tmp_path)
+    code = main(["How do tides work?", "--server", server, "--search", "local", "--mode",
+                 "loop", "--loops", "1"])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "tides.md" in out or "moon.txt" in out  # cites the server's documents
+
+
+def test_a_failure_on_the_server_is_shown_in_ponders_words(
+    server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["How do tides work?", "--server", server, "--search", "local", "--mode",
+                 "loop", "--ollama-url", "http://127.0.0.1:9"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == RemoteServerError.exit_code
+    assert "Ollama is not running at http://127.0.0.1:9" in err and "Traceback" not in err
+
+
+async def test_a_thread_left_without_a_run_is_started_by_resume(
+    server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C between creating the thread and starting its run: resume starts it."""
+    from langgraph_sdk import get_client
+
+    thread = await get_client(url=server).threads.create(
+        metadata={"ponder_topic": "How do tides work?",
+                  "ponder_options": {"search": "local", "mode": "loop", "max_loops": 1}},
+    )  # fmt: skip
+    run_id = str(thread["thread_id"])
+    from ponder.remote import remote_runs
+
+    [listed] = [r for r in await remote_runs(server) if r.thread_id == run_id]
+    assert listed.status == "interrupted"
+    from ponder import aresume
+
+    report = await aresume(run_id, server=server, max_loops=2)
+    assert report.markdown.startswith("# ") and report.sources
+    assert report.stats.rounds == 2  # the override applied …
+    kept = await get_client(url=server).threads.get(run_id)
+    assert kept["metadata"]["ponder_options"]["max_loops"] == 2  # … and holds from here on

@@ -83,10 +83,15 @@ def machines(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[dict[str, 
     """Where the run starts and where it is resumed: one data folder (SQLite), or two
     machines — two data folders — sharing a PostgreSQL database."""
     if request.param == "sqlite":
-        return child_env(), child_env()
+        same = child_env()
+        return same, same
     database = request.getfixturevalue("postgres_url")
     return tuple(
-        child_env(PONDER_DATA_DIR=str(tmp_path / machine), PONDER_DATABASE_URL=database)
+        child_env(
+            PONDER_DATA_DIR=str(tmp_path / machine),
+            PONDER_DATABASE_URL=database,
+            PONDER_HOST_ID=machine,
+        )
         for machine in ("machine-a", "machine-b")
     )
 
@@ -131,14 +136,21 @@ def test_sigkilled_run_resumes_without_redoing_finished_nodes(
         env=elsewhere, capture_output=True, text=True, check=True,
     )  # fmt: skip
     (record,) = [json.loads(line) for line in listed.stdout.splitlines()]
-    # SIGKILL leaves no chance to record anything; the dead process shows it was interrupted.
-    assert record["status"] == "interrupted"
+    # SIGKILL leaves no chance to record anything. On its own machine the dead process
+    # shows the run was interrupted; another machine cannot see that process, so the run
+    # stays "running" there and only --force takes it over.
+    other_machine = elsewhere is not env
+    assert record["status"] == ("running" if other_machine else "interrupted")
+    resume = [sys.executable, "-m", "ponder", "resume", record["thread_id"], "--json"]
+    if other_machine:
+        refused = subprocess.run(resume, cwd=work, env=elsewhere, capture_output=True, text=True)
+        assert refused.returncode == 2 and "--force" in refused.stderr
+        resume.append("--force")
 
     resumed_at = time.time()
     done = subprocess.run(
-        [sys.executable, "-m", "ponder", "resume", record["thread_id"], "--json"],
-        cwd=work, env=elsewhere, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        resume, cwd=work, env=elsewhere, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["stats"]["rounds"] == ROUNDS

@@ -267,6 +267,15 @@ def _parse_list(raw: str) -> list[str]:
     return [part for part in raw.split(os.pathsep) if part]
 
 
+def one_host_for_the_ollama_client() -> None:
+    """The ollama package reads OLLAMA_HOST when it is imported and cannot parse a list of
+    hosts (ponder's configuration can). Call before importing it: keeps the first host
+    there; ponder itself reads the full list from its configuration."""
+    value = os.environ.get("OLLAMA_HOST", "")
+    if "," in value:
+        os.environ["OLLAMA_HOST"] = next(p.strip() for p in value.split(",") if p.strip())
+
+
 def normalise_host(value: str) -> str:
     """Read a host the way Ollama's clients read OLLAMA_HOST.
 

@@ -32,11 +32,25 @@ def database_url() -> str | None:
 
 
 def redacted(url: str) -> str:
-    """The URL without its password, for messages."""
-    from urllib.parse import urlsplit, urlunsplit
+    """Where a database URL points, without its password (nor anything unparsable)."""
+    parts = _conninfo(url)
+    if parts is None:
+        return "the database in PONDER_DATABASE_URL"
+    user = f"{parts['user']}@" if parts.get("user") else ""
+    port = f":{parts['port']}" if parts.get("port") else ""
+    return f"postgresql://{user}{parts.get('host') or 'localhost'}{port}/{parts.get('dbname', '')}"
 
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+def secrets_of(url: str) -> list[str]:
+    """The strings a message about this URL must not show: the URL and its password."""
+    parts = _conninfo(url) or {}
+    return [s for s in (url, parts.get("password")) if s]
+
+
+def _conninfo(url: str) -> dict[str, str] | None:
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+
+        return {k: str(v) for k, v in conninfo_to_dict(url).items()}
+    except Exception:  # not installed, or not a connection string at all
+        return None

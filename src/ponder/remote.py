@@ -11,9 +11,10 @@ and ``resume`` follows it again, answers its question, or fetches its report.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from contextlib import aclosing, asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -75,11 +76,19 @@ async def stream_remote_resume(
             raise
         metadata = thread.get("metadata") or {}
         topic = str(metadata.get("ponder_topic") or "")
-        options = {**(metadata.get("ponder_options") or {}), **options}
+        if options:  # overrides hold from here on, as for a local run
+            options = {**(metadata.get("ponder_options") or {}), **options}
+            await client.threads.update(thread_id, metadata={**metadata, "ponder_options": options})
+        else:
+            options = dict(metadata.get("ponder_options") or {})
         for run in await client.runs.list(thread_id, status="running"):
-            async for event in _progress(client.runs.join_stream(thread_id, run["run_id"])):
+            joined = client.runs.join_stream(thread_id, run["run_id"])
+            async for event in _progress(client, thread_id, joined):
                 yield event
         first: dict[str, Any] | None = {"command": {"resume": answer}} if answer else None
+        state = await client.threads.get_state(thread_id)
+        if first is None and not state.get("values") and not state.get("next"):
+            first = {"input": {"topic": topic}}  # the run was never started: start it
         async for item in _follow(client, server, thread_id, topic, first, ask, options):
             yield item
 
@@ -120,7 +129,7 @@ async def _follow(
             stream_subgraphs=True,
             on_disconnect="continue",  # stopping the caller leaves the run going on the server
         )
-        async for item in _progress(runs):
+        async for item in _progress(client, thread_id, runs):
             yield item
         pending = None
     values = state.get("values") or {}
@@ -128,18 +137,33 @@ async def _follow(
                   time.perf_counter() - started)  # fmt: skip
 
 
-async def _progress(parts: AsyncIterator[Any]) -> AsyncIterator[ProgressEvent]:
+async def _progress(
+    client: Any, thread_id: str, parts: AsyncGenerator[Any, None]
+) -> AsyncIterator[ProgressEvent]:
     """The server's stream parts as ponder's progress events; its errors as ours."""
-    async for part in parts:
-        event, _, namespace = str(part.event).partition("|")
-        if event == "custom" and isinstance(part.data, dict):
-            path = tuple(p for p in namespace.split("|") if p)
-            yield ProgressEvent.from_custom(path, part.data)
-        elif event == "error":
-            data = part.data if isinstance(part.data, dict) else {"message": str(part.data)}
-            raise RemoteServerError(
-                f"The run failed on the server: {data.get('message') or data.get('error')}"
-            )
+    async with aclosing(parts) as stream:  # leaving early closes the request at once
+        async for part in stream:
+            event, _, namespace = str(part.event).partition("|")
+            if event == "custom" and isinstance(part.data, dict):
+                path = tuple(p for p in namespace.split("|") if p)
+                yield ProgressEvent.from_custom(path, part.data)
+            elif event == "error":
+                raise RemoteServerError(
+                    "The run failed on the server: " + await _failure(client, thread_id, part.data)
+                )
+
+
+async def _failure(client: Any, thread_id: str, data: Any) -> str:
+    """What went wrong, in ponder's words when a node raised one of its errors (the stream's
+    own message is generic)."""
+    with contextlib.suppress(Exception):
+        state = await client.threads.get_state(thread_id, subgraphs=True)
+        errors = [str(t.get("error")) for t in state.get("tasks") or [] if t.get("error")]
+        if errors:
+            return "; ".join(errors)
+    if isinstance(data, dict):
+        return str(data.get("message") or data.get("error"))
+    return str(data)
 
 
 def _question(state: dict[str, Any]) -> str | None:
@@ -181,7 +205,7 @@ async def remote_runs(server: str, limit: int = 20) -> list[Any]:
                 thread_id=str(thread["thread_id"]),
                 topic=str(metadata["ponder_topic"]),
                 config={},
-                status=_STATUS.get(str(thread.get("status")), str(thread.get("status"))),
+                status=_status(thread),
                 created=_epoch(thread.get("created_at")),
                 updated=_epoch(thread.get("updated_at")),
                 output=None,
@@ -190,6 +214,13 @@ async def remote_runs(server: str, limit: int = 20) -> list[Any]:
             )
         )
     return records
+
+
+def _status(thread: dict[str, Any]) -> str:
+    status = str(thread.get("status"))
+    if status == "idle" and not (thread.get("values") or {}).get("report"):
+        return "interrupted"  # stopped before it finished: `resume` carries it on
+    return _STATUS.get(status, status)
 
 
 def _epoch(stamp: Any) -> float:

@@ -23,6 +23,7 @@ Exit codes (also in docs/interfaces.md):
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
@@ -291,7 +292,9 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
     }
     options.update({key: value for key, value in flags.items() if value is not None})
     if args.docs:
-        options["docs"] = require_paths(args.docs, "--docs")
+        # A run on a server reads the server's disk: its paths are not checked here.
+        remote = getattr(args, "server", None) or os.environ.get("PONDER_SERVER")
+        options["docs"] = list(args.docs) if remote else require_paths(args.docs, "--docs")
     if args.no_clarify:
         options["allow_clarification"] = False
     if args.no_cache:

@@ -79,25 +79,41 @@ def ollama_checks(config: Configuration) -> list[Check]:
     if config.provider == "openai":
         return openai_checks(config)
     hosts = config.ollama_hosts
-    if len(hosts) == 1:
-        return host_checks(config, hosts[0])
-    # Several hosts: one that is down or lacks a model costs capacity, not the run.
+    checks = host_checks(config, hosts[0]) if len(hosts) == 1 else several_hosts(config)
+    if config.embed_model:  # embedding goes to the first host only
+        checks.append(embed_model_check(config.embed_model, pulled_on(hosts[0]), hosts[0]))
+    return checks
+
+
+def several_hosts(config: Configuration) -> list[Check]:
+    """One host down or without the model costs capacity, not the run."""
     checks: list[Check] = []
-    serving = 0
-    for url in hosts:
+    serving, reachable = 0, 0
+    for url in config.ollama_hosts:
         found = host_checks(config, url)
         serving += all(c.outcome != "fail" for c in found)
-        checks += [
-            Check("warn", c.message, c.exit_code) if c.outcome == "fail" else c for c in found
-        ]
-    if serving == 0:
-        problem = OllamaUnavailableError(config.ollama_base_url)
-        checks.append(
-            Check("fail", f"No Ollama host can serve this run — {problem}", problem.exit_code)
-        )
-    else:
-        checks.append(Check("ok", f"{serving} of {len(hosts)} Ollama hosts can serve this run"))
-    return checks
+        reachable += found[0].outcome == "ok"
+        checks += [Check("warn", c.message) if c.outcome == "fail" else c for c in found]
+    hosts = len(config.ollama_hosts)
+    if serving:
+        return [*checks, Check("ok", f"{serving} of {hosts} Ollama hosts can serve this run")]
+    if reachable == 0:
+        down = OllamaUnavailableError(config.ollama_base_url)
+        return [*checks, Check("fail", str(down), down.exit_code)]
+    message = (
+        f"No Ollama host has '{config.model}'"
+        + (f" and '{config.report_model}'" if config.report_model else "")
+        + f" — run `ollama pull {config.model}` on each host (or one at least)."
+    )
+    return [*checks, Check("fail", message, ModelNotFoundError.exit_code)]
+
+
+def pulled_on(url: str) -> list[str]:
+    try:
+        tags = httpx.get(f"{url}/api/tags", timeout=TIMEOUT).json().get("models") or []
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return []
+    return [str(m.get("name") or m.get("model")) for m in tags]
 
 
 def host_checks(config: Configuration, url: str) -> list[Check]:
@@ -124,8 +140,6 @@ def host_checks(config: Configuration, url: str) -> list[Check]:
         else:
             problem = ModelNotFoundError(model, url)
             checks.append(Check("fail", str(problem), ModelNotFoundError.exit_code))
-    if config.embed_model:
-        checks.append(embed_model_check(config.embed_model, pulled, url))
     return checks
 
 

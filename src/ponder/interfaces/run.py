@@ -34,14 +34,14 @@ def research_command(question: str, options: dict[str, Any], args: argparse.Name
     from ponder.api import clean_topic, new_thread_id, server_url, stream
 
     topic = clean_topic(question)
-    check_options(options)
-    fmt, out = output_target(topic, args.out, args.format)
     server = server_url(args.server)
+    check_options(options, remote=server is not None)
+    fmt, out = output_target(topic, args.out, args.format)
     thread_id = None if server else new_thread_id()  # a server names its runs itself
     view = make_view()
     events = stream(topic, thread_id=thread_id, ask=make_ask(view), server=server, **options)
     report = drive(events, view, thread_id, server)
-    return deliver(report, fmt, out, args.json, view)
+    return deliver(report, fmt, out, args.json, view, server)
 
 
 def resume_command(thread_id: str, answer: str | None, args: argparse.Namespace) -> int:
@@ -67,14 +67,16 @@ def resume_command(thread_id: str, answer: str | None, args: argparse.Namespace)
         thread_id, answer, ask=make_ask(view), force=args.force, server=server, **overrides
     )
     report = drive(events, view, thread_id, server)
-    return deliver(report, fmt, out, args.json, view)
+    return deliver(report, fmt, out, args.json, view, server)
 
 
 # -- checking input ----------------------------------------------------------------------
 
 
-def check_options(options: dict[str, Any]) -> None:
-    """Validate the configuration now, naming flags rather than field names."""
+def check_options(options: dict[str, Any], remote: bool = False) -> None:
+    """Validate the configuration now, naming flags rather than field names. What only
+    the machine that runs the research can check (documents, keys) is left to the server
+    when the run is ``remote``."""
     from ponder.config import Configuration
 
     try:
@@ -84,6 +86,8 @@ def check_options(options: dict[str, Any]) -> None:
         for field, flag in FLAGS.items():
             message = message.replace(f"{field}:", f"{flag}:")
         raise ConfigurationError(message) from None
+    if remote:
+        return
     if settings.search == "local" and not settings.docs:
         raise InvalidInputError("--search local needs your documents — add --docs PATH.")
     if settings.search == "tavily":
@@ -200,7 +204,9 @@ def drive(
             return asyncio.run(consume())
     except KeyboardInterrupt:
         run_id = known["thread_id"]
-        if server:
+        if server and not run_id:
+            say(f"\nponder: stopped before {server} started the run; nothing runs there.")
+        elif server:
             say(
                 f"\nponder: stopped following — the run goes on at {server}. Follow it or fetch "
                 f"its report with: ponder resume {run_id} --server {server}"
@@ -229,8 +235,16 @@ def _raise_sigint(_signum: int, _frame: Any) -> None:
 # -- delivering --------------------------------------------------------------------------
 
 
-def deliver(report: Report, fmt: str, out: Path | None, as_json: bool, view: ProgressView) -> int:
+def deliver(
+    report: Report,
+    fmt: str,
+    out: Path | None,
+    as_json: bool,
+    view: ProgressView,
+    server: str | None = None,
+) -> int:
     """Write the report file, print the report (or JSON), and say where the file is."""
+    where = f" --server {server}" if server else ""
     from ponder.services import runs
 
     path = out or default_path(report.topic, fmt)
@@ -244,7 +258,7 @@ def deliver(report: Report, fmt: str, out: Path | None, as_json: bool, view: Pro
     except OSError as exc:
         raise StorageError(
             f"Cannot write the report to {path} ({exc.strerror or exc}) — choose another --out; "
-            f"the run is saved, `ponder resume {report.thread_id}` prints it again."
+            f"the run is saved, `ponder resume {report.thread_id}{where}` prints it again."
         ) from None
     runs.finish(report.thread_id, "done", output=str(path))
     if as_json:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ponder.errors import StorageError
-from ponder.paths import data_dir, database_url, redacted
+from ponder.paths import data_dir, database_url, redacted, secrets_of
 
 
 def checkpoint_path() -> Path:
@@ -61,13 +61,17 @@ async def _postgres(url: str) -> AsyncIterator[Any]:
         async with AsyncPostgresSaver.from_conn_string(url) as saver:
             await saver.setup()
             yield saver
-    except psycopg.OperationalError as exc:
+    except (psycopg.Error, ValueError) as exc:  # unreachable, refused, or a malformed URL
         raise database_error(url, exc) from None
 
 
 def database_error(url: str, exc: Exception) -> StorageError:
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    """A message about the database that never shows its password: the driver's own text
+    may quote the connection string, so the URL and the password are cut out of it."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    for secret in secrets_of(url):
+        text = text.replace(secret, "***")
     return StorageError(
-        f"Cannot use the database at {redacted(url)} ({first_line}) — check that PostgreSQL "
-        "is running and PONDER_DATABASE_URL is right, or unset it to keep runs in SQLite."
+        f"Cannot use the database at {redacted(url)} ({text}) — check that PostgreSQL is "
+        "running and PONDER_DATABASE_URL is right, or unset it to keep runs in SQLite."
     )

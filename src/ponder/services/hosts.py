@@ -7,12 +7,14 @@ to another; when every host is resting they are tried anyway, the soonest back f
 a host that came back is found without waiting out its rest.
 
 One pool exists per set of hosts per event loop (asyncio primitives belong to a loop), so
-every node and every researcher of a run share it.
+every node and every researcher of a run share it. The limit holds per process: several
+server workers, or several people's CLIs, do not see each other's calls.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import weakref
 from collections.abc import AsyncIterator
@@ -42,21 +44,33 @@ class HostPool:
         self.hosts = [Host(url) for url in urls]
         self.limit = limit
         self._changed = asyncio.Condition()
+        self._waking: set[asyncio.Task[None]] = set()
 
     @asynccontextmanager
     async def lease(self, tried: set[str]) -> AsyncIterator[Host]:
-        """A host not in ``tried`` with a free slot, held for one call; waits for a slot.
-        Raises NoHostLeft when every host has been tried."""
+        """A host not in ``tried`` with a free slot, held for one call; waits for a slot (or
+        for a resting host's rest to end). Raises NoHostLeft when every host was tried."""
         async with self._changed:
             while (host := self._pick(tried)) is None:
-                await self._changed.wait()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), self._until_a_rest_ends())
             host.in_flight += 1
         try:
             yield host
         finally:
-            async with self._changed:
-                host.in_flight -= 1
-                self._changed.notify_all()
+            host.in_flight -= 1  # at once: even a cancelled call gives its slot back
+            waking = asyncio.get_running_loop().create_task(self._wake())
+            self._waking.add(waking)
+            waking.add_done_callback(self._waking.discard)
+
+    async def _wake(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    def _until_a_rest_ends(self) -> float | None:
+        now = time.monotonic()
+        ends = [h.resting_until - now for h in self.hosts if h.resting(now)]
+        return max(min(ends), 0.0) if ends else None
 
     def _pick(self, tried: set[str]) -> Host | None:
         untried = [h for h in self.hosts if h.url not in tried]

@@ -22,7 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel, ValidationError
 
-from ponder.config import Configuration
+from ponder.config import Configuration, one_host_for_the_ollama_client
 from ponder.errors import (
     ModelCallError,
     ModelNotFoundError,
@@ -248,6 +248,7 @@ class LLM:
                     ),
                 )
             else:
+                one_host_for_the_ollama_client()
                 from langchain_ollama import ChatOllama  # heavy import, off the start-up path
 
                 self._clients[url] = ChatOllama(
@@ -418,6 +419,7 @@ class LLM:
             with openai_errors(self.model, url, self.config.request_timeout):
                 yield
             return
+        one_host_for_the_ollama_client()
         import ollama
 
         try:

@@ -43,7 +43,12 @@ CREATE TABLE IF NOT EXISTS ponder_runs (
 )
 """
 _COLUMNS = "thread_id, topic, config, status, created, updated, output, message, pid, host"
-HOST = socket.gethostname()
+
+
+def this_host() -> str:
+    """This machine's name in the run history (``PONDER_HOST_ID`` overrides: containers get
+    a new host name each time they start)."""
+    return os.environ.get("PONDER_HOST_ID") or socket.gethostname()
 
 
 @dataclass
@@ -61,7 +66,7 @@ class RunRecord:
     @property
     def elsewhere(self) -> bool:
         """Recorded by another machine (sharing the database): its process is not ours to see."""
-        return self.host is not None and self.host != HOST
+        return self.host is not None and self.host != this_host()
 
 
 class _Database:
@@ -105,7 +110,7 @@ def _errors() -> tuple[type[Exception], ...]:
         import psycopg
     except ImportError:
         return (sqlite3.Error, OSError)
-    return (sqlite3.Error, psycopg.Error, OSError)
+    return (sqlite3.Error, psycopg.Error, OSError, ValueError)  # ValueError: a malformed URL
 
 
 @contextmanager
@@ -140,7 +145,7 @@ def start(thread_id: str, topic: str, config: dict[str, Any]) -> None:
             f"INSERT INTO {{runs}} ({_COLUMNS}) VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL, ?, ?)"
             " ON CONFLICT(thread_id) DO UPDATE SET status='running', config=excluded.config,"
             " updated=excluded.updated, pid=excluded.pid, host=excluded.host",
-            (thread_id, topic, json.dumps(config), now, now, os.getpid(), HOST),
+            (thread_id, topic, json.dumps(config), now, now, os.getpid(), this_host()),
         )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from ponder.config import one_host_for_the_ollama_client
 from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
 
 BATCH = 32  # passages per request: big enough to keep the model busy, small enough to retry
@@ -54,6 +55,7 @@ class Embedder:
 
     @functools.cached_property
     def _client(self) -> Any:
+        one_host_for_the_ollama_client()
         from langchain_ollama import OllamaEmbeddings  # heavy import, only when embedding
 
         from ponder.services.tls import shared_ssl_context
@@ -89,6 +91,7 @@ class Embedder:
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
+        one_host_for_the_ollama_client()
         import ollama
 
         try:
