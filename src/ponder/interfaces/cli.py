@@ -33,7 +33,7 @@ from ponder.errors import InvalidInputError, PonderError
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
-COMMANDS = ("research", "index", "doctor", "runs", "resume")
+COMMANDS = ("research", "index", "doctor", "runs", "resume", "mcp")
 # Kept in step with ponder.config's Literals by a test; importing config here would load
 # pydantic on every `ponder --help`.
 SEARCH_CHOICES = ("duckduckgo", "searxng", "local", "hybrid", "tavily")
@@ -71,7 +71,7 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> Parser:
     parser = Parser(
         prog="ponder",
-        usage='ponder "question" [options]  |  ponder {index,doctor,runs,resume} ...',
+        usage='ponder "question" [options]  |  ponder {index,doctor,runs,resume,mcp} ...',
         description="Research a question with a local model and write a cited report.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -104,6 +104,10 @@ def build_parser() -> Parser:
     runs.add_argument("--limit", type=int, default=20, help="how many runs (default 20)")
     runs.add_argument("--json", action="store_true", help="print JSON lines")
     runs.add_argument("--server", metavar="URL", help="list the runs of this LangGraph Server")
+
+    mcp = commands.add_parser("mcp", help="serve ponder to MCP clients (stdio, or --http PORT)")
+    mcp.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on this port")
+    mcp.add_argument("--host", default="127.0.0.1", help="with --http: where to listen")
 
     resume = commands.add_parser("resume", help="finish an interrupted or paused run")
     resume.add_argument("thread_id", metavar="ID", help="the run id (see `ponder runs`)")
@@ -228,6 +232,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         "index": _index,
         "doctor": _doctor,
         "runs": _runs,
+        "mcp": _mcp,
     }
     return handlers[args.command](args)
 
@@ -256,6 +261,12 @@ def _index(args: argparse.Namespace) -> int:
     flags = {"embed_model": args.embed_model, "ollama_base_url": args.ollama_url}
     options = {key: value for key, value in flags.items() if value is not None}
     return index_command(require_paths(args.paths, "PATH"), options)
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from ponder.interfaces.mcp_server import serve
+
+    return serve(args.http, args.host)
 
 
 def _runs(args: argparse.Namespace) -> int:

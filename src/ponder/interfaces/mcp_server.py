@@ -1,0 +1,225 @@
+"""`ponder mcp`: ponder as an MCP server (the official `mcp` SDK's MCPServer).
+
+Tools: ``research`` (a question, with optional mode, search, docs and max_loops; returns
+the report in Markdown and its sources as structured content, with a progress
+notification per round), ``search_documents`` (passages of the user's indexed folders,
+with file and location) and ``resume`` (a run id and an answer). A clarifying question
+goes to the client through elicitation when it supports that — mid-call on protocol
+revisions up to 2025-11-25, as an input-required result (the client asks, then calls
+again) on 2026-07-28 — and otherwise comes back as a result that says how to answer it
+with ``resume``. Settings come from the environment
+exactly as for the CLI (``PONDER_MODEL``, ``OLLAMA_HOST``, ``PONDER_DOCS``…).
+
+Served over stdio (the default) or, with ``--http PORT``, over streamable HTTP.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from mcp.server.elicitation import render_elicitation_schema
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import (
+    CallToolResult,
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitResult,
+    InputRequiredResult,
+    TextContent,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel, Field
+
+from ponder.errors import PonderError
+from ponder.events import ProgressEvent
+from ponder.report import Report
+
+INSTRUCTIONS = (
+    "ponder researches a question with a local model and writes a report in which every "
+    "claim cites a source it read (the web or the user's documents). `research` takes "
+    "minutes, not seconds; `search_documents` is instant."
+)
+
+
+ANSWER_KEY = "clarification"  # the key of our one input request
+
+
+class Answer(BaseModel):
+    answer: str = Field(description="Your answer to the research's clarifying question")
+
+
+def build_server() -> MCPServer:
+    server = MCPServer("ponder", instructions=INSTRUCTIONS)
+
+    @server.tool()
+    async def research(
+        question: str,
+        ctx: Context,
+        mode: Literal["auto", "loop", "deep"] | None = None,
+        search: Literal["duckduckgo", "searxng", "local", "hybrid", "tavily"] | None = None,
+        docs: list[str] | None = None,
+        max_loops: int | None = None,
+    ) -> CallToolResult | InputRequiredResult:
+        """Research a question and return a cited report (Markdown) with its sources.
+
+        mode: loop (focused), deep (broad topics: clarify, brief, parallel researchers), or
+        auto. search: where to look (local = the user's documents, given in docs).
+        max_loops: at most this many search rounds.
+        """
+        from ponder.api import stream, stream_resume
+
+        if (answered := _answered(ctx)) is not None:  # the client answered our question
+            run_id, answer = answered
+            return await _run(stream_resume(run_id, answer, ask=_asker(ctx)), ctx)
+        options: dict[str, Any] = {
+            "mode": mode, "search": search, "docs": docs, "max_loops": max_loops
+        }  # fmt: skip
+        chosen = {key: value for key, value in options.items() if value is not None}
+        return await _run(stream(question, ask=_asker(ctx), **chosen), ctx)
+
+    @server.tool()
+    async def resume(
+        run_id: str, ctx: Context, answer: str | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Continue a research run: answer its clarifying question, or finish a run that
+        stopped. Returns the report like `research`."""
+        from ponder.api import stream_resume
+
+        if (answered := _answered(ctx)) is not None:
+            run_id, answer = answered
+        return await _run(stream_resume(run_id, answer, ask=_asker(ctx)), ctx)
+
+    @server.tool()
+    async def search_documents(
+        query: str, docs: list[str] | None = None, limit: int = 5
+    ) -> CallToolResult:
+        """Search the user's indexed documents (docs, or PONDER_DOCS) and return the best
+        passages, each with its file and where in the file it is."""
+        import asyncio
+
+        from ponder.config import Configuration
+        from ponder.services.search import make_search
+
+        try:
+            config = Configuration.create(search="local", **({"docs": docs} if docs else {}))
+            warnings: list[str] = []
+            backend = await asyncio.to_thread(make_search, config, warnings.append)
+            found = await backend.search(query, max(1, min(limit, 20)))
+        except PonderError as exc:
+            return _error(str(exc))
+        passages = [
+            {"file": r.url, "title": r.title, "location": r.location, "text": r.text} for r in found
+        ]
+        lines = [f"{p['file']} ({p['location']}):\n{p['text']}" for p in passages]
+        text = "\n\n".join(lines) or f"Nothing in your documents matches {query!r}."
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)],
+            structured_content={"passages": passages, "warnings": warnings},
+        )
+
+    return server
+
+
+def _modern(ctx: Context) -> bool:
+    """The 2026-07-28 protocol asks the client through the tool's result, not mid-call."""
+    return (ctx.protocol_version or "") in MODERN_PROTOCOL_VERSIONS
+
+
+def _elicits(ctx: Context) -> bool:
+    capabilities = ctx.client_capabilities
+    return capabilities is not None and capabilities.elicitation is not None
+
+
+def _asker(ctx: Context) -> Any:
+    """Ask a clarifying question mid-call through elicitation (earlier protocols), when the
+    client can answer one."""
+    if _modern(ctx) or not _elicits(ctx):
+        return None
+
+    async def ask(question: str) -> str:
+        result = await ctx.elicit(question, Answer)
+        if result.action == "accept" and result.data is not None:
+            return result.data.answer
+        return ""  # declined: the research goes on with the question as it stands
+
+    return ask
+
+
+def _answered(ctx: Context) -> tuple[str, str] | None:
+    """(run id, answer) when the client retried the call with our question answered."""
+    responses = ctx.input_responses or {}
+    reply = responses.get(ANSWER_KEY)
+    if ctx.request_state is None or not isinstance(reply, ElicitResult):
+        return None
+    answer = str((reply.content or {}).get("answer") or "") if reply.action == "accept" else ""
+    return ctx.request_state, answer
+
+
+async def _run(events: Any, ctx: Context) -> CallToolResult | InputRequiredResult:
+    """Drive a run to its report, sending a progress notification per round."""
+    from ponder.api import ClarificationNeeded
+
+    report: Report | None = None
+    try:
+        async for item in events:
+            if isinstance(item, Report):
+                report = item
+            elif isinstance(item, ProgressEvent):
+                await _progress(item, ctx)
+    except ClarificationNeeded as exc:
+        if _modern(ctx) and _elicits(ctx):  # the client asks its user, then calls again
+            form = ElicitRequestFormParams(
+                message=exc.question, requested_schema=render_elicitation_schema(Answer)
+            )
+            return InputRequiredResult(
+                input_requests={ANSWER_KEY: ElicitRequest(params=form)},
+                request_state=exc.thread_id,
+            )
+        text = (
+            f"The research needs an answer first: {exc.question}\n\nCall `resume` with "
+            f"run_id={exc.thread_id!r} and your answer."
+        )
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)],
+            structured_content={
+                "status": "needs_answer",
+                "question": exc.question,
+                "run_id": exc.thread_id,
+            },
+        )
+    except PonderError as exc:
+        return _error(str(exc))
+    assert report is not None
+    return CallToolResult(
+        content=[TextContent(type="text", text=report.markdown)],
+        structured_content={
+            "status": "done",
+            "run_id": report.thread_id,
+            "sources": [s.model_dump(mode="json") for s in report.sources],
+            "stats": report.stats.model_dump(mode="json"),
+        },
+    )
+
+
+async def _progress(event: ProgressEvent, ctx: Context) -> None:
+    data = event.data
+    if event.kind == "round_start":
+        queries = "; ".join(str(q) for q in data.get("queries") or [])
+        message = f"round {data.get('round')}: searching {queries}"
+        await ctx.report_progress(float(data.get("round") or 0), data.get("max_rounds"), message)
+    elif event.kind == "report":
+        await ctx.report_progress(1.0, 1.0, "writing the report")
+
+
+def _error(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def serve(http_port: int | None = None, host: str = "127.0.0.1") -> int:
+    """Serve until stopped: stdio, or streamable HTTP at http://HOST:PORT/mcp."""
+    server = build_server()
+    if http_port is None:
+        server.run()
+    else:
+        server.run("streamable-http", host=host, port=http_port)
+    return 0
