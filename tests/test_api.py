@@ -133,8 +133,8 @@ def test_resume_sync_form_reports_unknown_runs() -> None:
 def test_compiled_graphs_are_importable_for_composition() -> None:
     from ponder.graphs.studio import RECURSION_LIMIT, deep, graph
 
-    assert set(graph.get_input_jsonschema()["properties"]) == {"topic"}
-    assert {"report", "sources"} <= set(graph.get_output_jsonschema()["properties"])
+    assert set(graph.get_input_jsonschema()["properties"]) == {"topic", "messages"}
+    assert {"report", "sources", "messages"} <= set(graph.get_output_jsonschema()["properties"])
     for compiled in (graph, deep):
         context = compiled.get_context_jsonschema()
         assert set(context["properties"]) == set(Configuration.model_fields)

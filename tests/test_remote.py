@@ -169,3 +169,37 @@ async def test_a_thread_left_without_a_run_is_started_by_resume(
     assert report.stats.rounds == 2  # the override applied …
     kept = await get_client(url=server).threads.get(run_id)
     assert kept["metadata"]["ponder_options"]["max_loops"] == 2  # … and holds from here on
+
+
+async def test_a_chat_client_sends_messages_and_follows_up_on_the_thread(
+    server: str, rig: Rig, corpus: Path
+) -> None:
+    """What Agent Chat UI does: messages in, the report back as an AI message; a follow-up
+    on the same thread keeps what was found and does not search it again."""
+    from langgraph_sdk import get_client
+
+    client = get_client(url=server)
+    thread = (await client.threads.create())["thread_id"]
+    settings = {"configurable": {"search": "local", "mode": "loop", "max_loops": 1}}
+    first = await client.runs.wait(
+        thread, "ponder", config=settings,
+        input={"messages": [{"role": "user", "content": "How do tides work?"}]},
+    )  # fmt: skip
+    messages = first["messages"]
+    assert [m["type"] for m in messages] == ["human", "ai"]
+    assert messages[-1]["content"] == first["report"] and "[1]" in first["report"]
+    known = {s["url"] for s in first["sources"]}
+
+    second = await client.runs.wait(
+        thread, "ponder", config=settings,
+        input={"messages": [{"role": "user", "content": "Who reads tide tables?"}]},
+    )  # fmt: skip
+    messages = second["messages"]
+    assert [m["type"] for m in messages] == ["human", "ai", "human", "ai"]
+    assert messages[-1]["content"] == second["report"]
+    assert "Who reads tide tables" in second["report"].splitlines()[0]
+    assert known <= {s["url"] for s in second["sources"]}  # earlier sources kept in view
+    state = await client.threads.get_state(thread)
+    run = state["values"]["queries_run"]
+    assert len(run) == len({q.lower() for q in run})  # nothing searched twice
+    assert "How do tides work?" in run and "Who reads tide tables?" in run

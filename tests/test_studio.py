@@ -166,7 +166,7 @@ def test_langgraph_dev_serves_the_graph_and_runs_return_reports(
         assistants = client.post("/assistants/search", json={"graph_id": "ponder"}).json()
         assert assistants, "the ponder graph is not registered"
         schemas = client.get(f"/assistants/{assistants[0]['assistant_id']}/schemas").json()
-        assert set(schemas["input_schema"]["properties"]) == {"topic"}
+        assert set(schemas["input_schema"]["properties"]) == {"topic", "messages"}
         settings = schemas.get("context_schema") or schemas["config_schema"]
         assert settings["properties"]["max_loops"]["default"] == 3
         assert settings["properties"]["max_loops"]["description"]

@@ -36,10 +36,11 @@ class ReflectionState(TypedDict):
     subtopics: list[str]
 
 
-class ResearchInput(TypedDict):
-    """What a caller gives: only the topic."""
+class ResearchInput(TypedDict, total=False):
+    """What a caller gives: the topic, or (chat clients) messages whose last is the question."""
 
     topic: str
+    messages: Annotated[list[AnyMessage], add_messages]
 
 
 class ResearcherInput(TypedDict):
@@ -53,6 +54,7 @@ class ResearcherInput(TypedDict):
 class ResearchOutput(TypedDict):
     """What a caller gets back."""
 
+    messages: Annotated[list[AnyMessage], add_messages]  # the report as an AI message, in chat
     report: str
     running_summary: str
     sources: list[Source]
@@ -76,5 +78,7 @@ class LoopState(TypedDict, total=False):
     cited_sources: list[Source]
     stats: Annotated[dict[str, Any], merge_stats]
     # The checked report as a chat message, when the draft streamed to LangGraph's
-    # ``messages`` mode was not the report (discarded, or replaced by an extractive one).
+    # ``messages`` mode was not the report (discarded, or replaced by an extractive one),
+    # and always when the run came as chat messages (``chat``).
     messages: Annotated[list[AnyMessage], add_messages]
+    chat: bool

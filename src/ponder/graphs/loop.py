@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from ponder.config import Configuration
+from ponder.nodes.chat import answer_in_chat, take_question
 from ponder.nodes.finalize import finalize_summary
 from ponder.nodes.query import generate_query
 from ponder.nodes.reflect import reflect
@@ -55,15 +56,19 @@ def loop_builder(*, handoff: Any = None) -> StateGraph[Any, Any, Any, Any]:
         output_schema=ResearchOutput,
     )
     add_round_nodes(builder)
+    builder.add_node("take_question", take_question)
     builder.add_node("finalize_summary", finalize_summary)
     builder.add_node("deep_research", handoff)
-    builder.add_conditional_edges(START, route_start)
+    builder.add_node("answer_in_chat", answer_in_chat)
+    builder.add_edge(START, "take_question")
+    builder.add_conditional_edges("take_question", route_start)
     builder.add_conditional_edges("reflect", route_research)
-    builder.add_edge("finalize_summary", END)
-    builder.add_edge("deep_research", END)
+    builder.add_edge("finalize_summary", "answer_in_chat")
+    builder.add_edge("deep_research", "answer_in_chat")
+    builder.add_edge("answer_in_chat", END)
     return builder
 
 
 def recursion_limit(config: Configuration) -> int:
     """Enough supersteps for the configured caps (each round is three steps)."""
-    return 3 * config.max_loops + 2 * config.max_supervisor_rounds + 12
+    return 3 * config.max_loops + 2 * config.max_supervisor_rounds + 14

@@ -1,0 +1,59 @@
+"""Chat-style input for LangGraph chat clients (Agent Chat UI, Open Agent Platform).
+
+A run may start from ``{"messages": [...]}`` instead of ``{"topic": ...}``: the last human
+message is the question, and the report comes back as an AI message. A later human
+message on the same thread is a follow-up: the sources, the summary and the queries of
+the earlier turns stay in the state, so the new question is researched with them in view
+and nothing already searched is searched again; only the round's own fields start anew.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, AnyMessage
+
+from ponder.errors import InvalidInputError
+from ponder.state import LoopState
+
+# What one question's research rewrites; everything else (sources, summary, queries run,
+# passages shown, stats) accumulates over the thread.
+_PER_TURN: dict[str, Any] = {
+    "research_loop_count": 0,
+    "reflection": None,
+    "handoff": "none",
+    "queries": [],
+    "round_findings": [],
+    "report": "",
+    "cited_sources": [],
+}
+
+
+def take_question(state: LoopState) -> dict[str, Any]:
+    """The topic: the last human message when the run came as chat, else as given."""
+    from ponder.api import clean_topic
+
+    last = _last(state.get("messages") or [])
+    if last is not None and last.type == "human":
+        update: dict[str, Any] = {"topic": clean_topic(last.text), "chat": True}
+        if state.get("report"):  # a follow-up on a thread that has answered before
+            update |= _PER_TURN
+        return update
+    if not state.get("topic"):
+        raise InvalidInputError(
+            'Nothing to research: give {"topic": "..."} or a human message in "messages".'
+        )
+    return {"chat": False}
+
+
+def answer_in_chat(state: LoopState) -> dict[str, Any]:
+    """In a chat, the report is the AI's answer (once, even if a node already added it)."""
+    report = state.get("report") or ""
+    last = _last(state.get("messages") or [])
+    if not state.get("chat") or not report or (last is not None and last.text == report):
+        return {}
+    return {"messages": [AIMessage(report)]}
+
+
+def _last(messages: list[AnyMessage]) -> AnyMessage | None:
+    return messages[-1] if messages else None
