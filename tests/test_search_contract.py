@@ -88,7 +88,7 @@ def local(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchB
 
 def hybrid(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
     return HybridSearch(
-        local(mode, tmp_path, monkeypatch), searxng(mode, tmp_path, monkeypatch), print
+        local(mode, tmp_path, monkeypatch), searxng(mode, tmp_path, monkeypatch), warn=print
     )
 
 

@@ -263,7 +263,7 @@ def test_merge_by_rank_interleaves_and_dedupes() -> None:
 async def test_hybrid_keeps_origins_and_survives_one_side() -> None:
     local = Scripted("local", [hit("/doc", "local")])
     web = Scripted("web", [hit("https://w1"), hit("https://w2")])
-    results = await HybridSearch(local, web, lambda _: None).search("q", 3)
+    results = await HybridSearch(local, web, warn=lambda _: None).search("q", 3)
     assert [(r.url, r.origin) for r in results] == [
         ("/doc", "local"),
         ("https://w1", "web"),
@@ -271,7 +271,7 @@ async def test_hybrid_keeps_origins_and_survives_one_side() -> None:
     ]
     warnings: list[str] = []
     broken = Scripted("web", SearchBackendError("offline"))
-    results = await HybridSearch(local, broken, warnings.append).search("q", 3)
+    results = await HybridSearch(local, broken, warn=warnings.append).search("q", 3)
     assert [r.url for r in results] == ["/doc"] and "offline" in warnings[0]
 
 

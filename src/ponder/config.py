@@ -30,6 +30,27 @@ SearchName = Literal["duckduckgo", "searxng", "local", "hybrid", "tavily"]
 Mode = Literal["auto", "loop", "deep"]
 
 
+class McpServerSpec(BaseModel):
+    """An MCP server whose tools ponder may search with: a command (stdio) or a URL."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="A short name; its sources are addressed mcp://NAME/TOOL.")
+    command: list[str] | None = Field(None, description="Program and arguments (stdio).")
+    url: str | None = Field(None, description="A streamable HTTP endpoint, e.g. .../mcp.")
+    tools: list[str] = Field(description="The tools ponder may call (each takes a query).")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment (stdio).")
+    timeout: float = Field(30.0, gt=0, description="Seconds before a call counts as failed.")
+
+    @model_validator(mode="after")
+    def _one_way_in(self) -> McpServerSpec:
+        if (self.command is None) == (self.url is None):
+            raise ValueError(f"MCP server {self.name!r} needs a command or a url, one of them")
+        if not self.tools:
+            raise ValueError(f"MCP server {self.name!r} allows no tools: list them in 'tools'")
+        return self
+
+
 class Configuration(BaseModel):
     """Every knob ponder has. Studio shows these fields with their descriptions."""
 
@@ -119,6 +140,11 @@ class Configuration(BaseModel):
     tavily_url: str = Field(
         "https://api.tavily.com",
         description="Tavily's API address (for search=tavily): change it for a gateway or proxy.",
+    )
+    mcp_servers: list[McpServerSpec] = Field(
+        default_factory=list,
+        description="MCP servers whose tools hybrid search includes: each {name, command or "
+        "url, tools}. PONDER_MCP_SERVERS takes the same as JSON.",
     )
     fallback: bool = Field(
         False,
@@ -249,11 +275,20 @@ def environment_values(environ: Mapping[str, str] | None = None) -> dict[str, An
         raw = env.get(f"PONDER_{name.upper()}")
         if raw is None or raw == "":
             continue
-        if field.annotation is not None and "list" in str(field.annotation):
+        if name == "mcp_servers":  # objects, so JSON; a bad value fails validation clearly
+            values[name] = _parse_json(raw)
+        elif field.annotation is not None and "list" in str(field.annotation):
             values[name] = _parse_list(raw)
         else:
             values[name] = raw
     return values
+
+
+def _parse_json(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw  # left to validation, which names the field
 
 
 def _parse_list(raw: str) -> list[str]:

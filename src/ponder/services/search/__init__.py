@@ -6,8 +6,8 @@ Fallback order (each step is announced through ``warn``):
 - ``searxng``: SearXNG → local documents (when ``docs`` is set); DuckDuckGo, a public
   engine, only with ``fallback`` (private searches stay private unless you opt in).
 - ``local``: local documents only; no network at all.
-- ``hybrid``: local documents and the web (DuckDuckGo → SearXNG) concurrently, merged by
-  rank; one side failing leaves the other.
+- ``hybrid``: local documents, the web (DuckDuckGo → SearXNG) and the allowed tools of
+  ``mcp_servers`` concurrently, merged by rank; a side failing leaves the others.
 - ``tavily``: Tavily's API (key in TAVILY_API_KEY) → local documents (when ``docs`` is set);
   DuckDuckGo only with ``fallback``.
 
@@ -40,6 +40,8 @@ from ponder.services.search.local import (
     index,
     index_status,
 )
+from ponder.services.search.mcp_tools import McpToolSearch
+from ponder.services.search.mcp_tools import backends as mcp_backends
 from ponder.services.search.searxng import SearxngSearch
 from ponder.services.search.tavily import TavilySearch, tavily_key
 
@@ -52,6 +54,7 @@ __all__ = [
     "IndexStatus",
     "LocalIndex",
     "LocalSearch",
+    "McpToolSearch",
     "SearchBackend",
     "SearchBackendError",
     "SearchResult",
@@ -85,10 +88,12 @@ def make_search(config: Configuration, warn: Warn) -> SearchBackend:
     searxng = _cached(SearxngSearch(config.searxng_url), cache)
     if config.search == "hybrid":
         web = FallbackSearch([ddg, searxng], warn)
+        sides: list[SearchBackend] = [web, *mcp_backends(config.mcp_servers)]
         if local is None:
-            warn("search='hybrid' without docs: searching the web only (pass --docs PATH).")
-            return FallbackSearch([web], warn, empty_when_exhausted=True)
-        return FallbackSearch([HybridSearch(local, web, warn)], warn, empty_when_exhausted=True)
+            warn("search='hybrid' without docs: searching without your documents (--docs PATH).")
+        else:
+            sides.insert(0, local)
+        return FallbackSearch([HybridSearch(*sides, warn=warn)], warn, empty_when_exhausted=True)
     if config.search == "tavily":
         tavily = _cached(TavilySearch(config.tavily_url, api_key=tavily_key()), cache)
         order = [tavily, ddg] if config.fallback else [tavily]

@@ -6,7 +6,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-Origin = Literal["web", "local"]
+Origin = Literal["web", "local", "mcp"]
 
 
 class SearchResult(BaseModel):

@@ -1,4 +1,4 @@
-"""Local documents and the web, searched together and merged by rank."""
+"""Local documents, the web and MCP tools, searched together and merged by rank."""
 
 from __future__ import annotations
 
@@ -28,28 +28,26 @@ def merge_by_rank(lists: Sequence[Sequence[SearchResult]], k: int = 60) -> list[
 
 
 class HybridSearch:
-    """Local and web search run concurrently; each result keeps its ``origin``.
+    """Several sources searched concurrently (local documents, the web, MCP tools); each
+    result keeps its ``origin``.
 
-    One side failing is a warning and the other side's results are returned; both failing
-    raises SearchBackendError.
+    A side failing is a warning and the others' results are returned; all failing raises
+    SearchBackendError.
     """
 
     name = "hybrid"
 
-    def __init__(self, local: SearchBackend, web: SearchBackend, warn: Warn) -> None:
-        self.local = local
-        self.web = web
+    def __init__(self, *sides: SearchBackend, warn: Warn) -> None:
+        self.sides = sides
         self._warn = warn
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
         outcomes = await asyncio.gather(
-            self.local.search(query, max_results),
-            self.web.search(query, max_results),
-            return_exceptions=True,
+            *(side.search(query, max_results) for side in self.sides), return_exceptions=True
         )
         lists: list[list[SearchResult]] = []
         errors: list[str] = []
-        for backend, outcome in zip((self.local, self.web), outcomes, strict=True):
+        for backend, outcome in zip(self.sides, outcomes, strict=True):
             if isinstance(outcome, SearchBackendError):
                 errors.append(f"{backend.name}: {outcome}")
             elif isinstance(outcome, BaseException):
