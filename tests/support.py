@@ -169,3 +169,15 @@ def long_summary(request: Any, count: int = 8) -> dict[str, Any]:
         number, text = blocks[i % len(blocks)]
         findings.append({"statement": f"Point {chr(97 + i)}: {text[:220]}", "sources": [number]})
     return {"findings": findings}
+
+
+def ask_once(scripted: Any) -> None:
+    """The scripted model asks one clarifying question, then never again."""
+    import itertools
+
+    asked = itertools.count()
+    scripted.overrides["Clarification"] = lambda _r: {
+        "need_clarification": next(asked) == 0,
+        "question": "Which coast do you mean?",
+        "verification": "ok",
+    }

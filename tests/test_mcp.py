@@ -4,7 +4,6 @@ clarifying question by elicitation or through `resume`."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import socket
 import subprocess
@@ -17,6 +16,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
+from support import ask_once
 
 from ponder.testing import Rig, ScriptedBackend
 
@@ -113,19 +113,10 @@ async def test_streamable_http_serves_research_and_document_search(http_server: 
     assert text_of(research).startswith("# ") and "[1]" in text_of(research)
 
 
-def asks_once(scripted: ScriptedBackend) -> None:
-    asked = itertools.count()
-    scripted.overrides["Clarification"] = lambda _r: {
-        "need_clarification": next(asked) == 0,
-        "question": "Which coast do you mean?",
-        "verification": "ok",
-    }
-
-
 async def test_a_clarifying_question_is_elicited_from_the_client(
     rig: Rig, scripted: ScriptedBackend, corpus: Path, tmp_path: Path
 ) -> None:
-    asks_once(scripted)
+    ask_once(scripted)
     questions: list[str] = []
 
     async def answer(_context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -145,7 +136,7 @@ async def test_a_clarifying_question_is_elicited_from_the_client(
 async def test_without_elicitation_the_question_comes_back_and_resume_answers_it(
     rig: Rig, scripted: ScriptedBackend, corpus: Path, tmp_path: Path
 ) -> None:
-    asks_once(scripted)
+    ask_once(scripted)
     async with Client(stdio(rig, corpus, tmp_path)) as client:
         paused = await client.call_tool(
             "research", {"question": "Tides and harbours", "mode": "deep", "max_loops": 1}

@@ -4,13 +4,13 @@ locally; the server's environment supplies the settings the caller leaves out.""
 
 from __future__ import annotations
 
-import itertools
 import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import ask_once
 from test_studio import ROOT, free_port, langgraph_cli, scratch_config, stop, wait_for_url
 
 from ponder import aresearch
@@ -49,15 +49,6 @@ def server(tmp_path: Path, rig: Rig, corpus: Path) -> Iterator[str]:
         yield wait_for_url(process, [])
     finally:
         stop(process)
-
-
-def ask_once(scripted: ScriptedBackend) -> None:
-    asked = itertools.count()
-    scripted.overrides["Clarification"] = lambda _r: {
-        "need_clarification": next(asked) == 0,
-        "question": "Which coast do you mean?",
-        "verification": "ok",
-    }
 
 
 def test_a_server_run_asks_pauses_and_resumes_from_the_terminal(

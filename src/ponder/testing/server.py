@@ -230,17 +230,7 @@ class _Handler(BaseHTTPRequestHandler):
             stream=bool(body.get("stream", True)),
             think=body.get("think"),
         )
-        entry = LogEntry(
-            path="/api/chat",
-            model=request.model,
-            schema=request.schema_title,
-            options=request.options,
-            stream=request.stream,
-            prompt_chars=len(request.prompt_text),
-            start=time.time(),
-            messages=request.messages,
-        )
-        rig.open_entry(entry)
+        entry = _logged(rig, "/api/chat", request)
         try:
             if request.model not in rig.models:
                 entry.status = 404
@@ -273,17 +263,7 @@ class _Handler(BaseHTTPRequestHandler):
             options={k: v for k, v in options.items() if v is not None},
             stream=bool(body.get("stream", False)),
         )
-        entry = LogEntry(
-            path="/v1/chat/completions",
-            model=request.model,
-            schema=request.schema_title,
-            options=request.options,
-            stream=request.stream,
-            prompt_chars=len(request.prompt_text),
-            start=time.time(),
-            messages=request.messages,
-        )
-        rig.open_entry(entry)
+        entry = _logged(rig, "/v1/chat/completions", request)
         try:
             if request.model not in rig.models:
                 entry.status = 404
@@ -536,6 +516,22 @@ class _Handler(BaseHTTPRequestHandler):
         for chunk in chunks:
             self._chunk(chunk)
         self.wfile.write(b"0\r\n\r\n")
+
+
+def _logged(rig: Rig, path: str, request: ChatRequest) -> LogEntry:
+    """A chat request's log entry, opened as it arrives."""
+    entry = LogEntry(
+        path=path,
+        model=request.model,
+        schema=request.schema_title,
+        options=request.options,
+        stream=request.stream,
+        prompt_chars=len(request.prompt_text),
+        start=time.time(),
+        messages=request.messages,
+    )
+    rig.open_entry(entry)
+    return entry
 
 
 def _text(piece: str) -> dict[str, Any]:
