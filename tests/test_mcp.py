@@ -72,6 +72,8 @@ async def test_stdio_lists_the_tools_and_research_returns_a_cited_report(
     assert cited and all(Path(s["url"]).parent == corpus for s in cited)
     rounds = [m for _, _, m in progress if m and m.startswith("round ")]
     assert [m.split(":")[0] for m in rounds] == ["round 1", "round 2"]
+    steps = [done for done, _, _ in progress]
+    assert steps == sorted(set(steps))  # MCP progress only increases
     assert rig.chat_log()  # the research ran on the rig named by OLLAMA_HOST
 
 

@@ -46,6 +46,16 @@ async def test_invalid_output_and_server_errors_get_retries_then_fallbacks(
     assert any("QueryPlan" in w for w in report.stats.warnings)
 
 
+async def test_a_broken_stream_and_a_dropped_connection_cost_a_retry(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["text"] = Fault("stream_error")  # every report attempt breaks
+    scripted.push(Fault("drop"))  # and the first call loses its connection
+    report = await aresearch("How do tides work?", **openai(rig, corpus, max_loops=1))
+    assert report.markdown.startswith("# ")  # the extractive report, after retries
+    assert report.stats.retries >= 2 and report.stats.extractive_report
+
+
 async def test_a_model_the_server_lacks_names_it(rig: Rig, corpus: Path) -> None:
     with pytest.raises(ModelNotFoundError, match=r"'qwen3:8b'.*GET /v1/models"):
         await aresearch("How do tides work?", **openai(rig, corpus, model="qwen3:8b"))

@@ -180,6 +180,7 @@ async def test_a_chat_client_sends_messages_and_follows_up_on_the_thread(
     assert [m["type"] for m in messages] == ["human", "ai"]
     assert messages[-1]["content"] == first["report"] and "[1]" in first["report"]
     known = {s["url"] for s in first["sources"]}
+    calls_before = len(rig.chat_log())
 
     second = await client.runs.wait(
         thread, "ponder", config=settings,
@@ -190,6 +191,8 @@ async def test_a_chat_client_sends_messages_and_follows_up_on_the_thread(
     assert messages[-1]["content"] == second["report"]
     assert "Who reads tide tables" in second["report"].splitlines()[0]
     assert known <= {s["url"] for s in second["sources"]}  # earlier sources kept in view
+    # New evidence for the new question: its passages were shown to the model again.
+    assert "SummaryUpdate" in [e.schema for e in rig.chat_log()[calls_before:]]
     state = await client.threads.get_state(thread)
     run = state["values"]["queries_run"]
     assert len(run) == len({q.lower() for q in run})  # nothing searched twice

@@ -48,8 +48,13 @@ async def test_a_run_cites_what_an_mcp_tool_returned(
 
 async def test_each_text_block_is_a_result_addressed_by_server_and_tool() -> None:
     found = await McpToolSearch(McpServerSpec(**tidebook()), "lookup").search("neap bore", 5)
-    assert len(found) == 2
-    assert [r.url.split("#")[0] for r in found] == ["mcp://tidebook/lookup?query=neap%20bore"] * 2
+    assert [r.url for r in found] == [
+        "mcp://tidebook/lookup/1?query=neap%20bore",
+        "mcp://tidebook/lookup/2?query=neap%20bore",
+    ]
+    from ponder.services.sources import source_key
+
+    assert len({source_key(r.url) for r in found}) == 2  # two sources, not one
     assert "quarter Moons" in found[0].content or "quarter Moons" in found[1].content
 
 
@@ -93,3 +98,19 @@ def test_servers_come_from_the_environment_as_json(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("PONDER_MCP_SERVERS", '[{"name": "x", "tools": ["t"]}]')
     with pytest.raises(ConfigurationError, match="needs a command or a url"):
         Configuration.create()
+
+
+async def test_mcp_servers_are_not_kept_in_the_run_history(
+    rig: Rig, corpus: Path, offline_web: None
+) -> None:
+    from ponder.services import runs
+
+    secret = tidebook(env={"WIKI_TOKEN": "s3cret"})
+    report = await aresearch(
+        "When do spring tides come?", model="scripted", ollama_base_url=rig.url,
+        search="hybrid", docs=[str(corpus)], mcp_servers=[secret],
+        searxng_url="http://127.0.0.1:9", mode="loop", max_loops=1, cache=False,
+    )  # fmt: skip
+    record = runs.get(report.thread_id)
+    assert record is not None and "mcp_servers" not in record.config
+    assert "s3cret" not in str(record.config)

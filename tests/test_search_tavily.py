@@ -116,8 +116,10 @@ def test_a_rejected_key_stops_the_run_with_the_search_exit_code(
 
 
 def test_a_missing_key_is_named_before_anything_is_sent(
-    tavily: TavilyServer, rig: Rig, capsys: pytest.CaptureFixture[str]
-) -> None:
+    tavily: TavilyServer, rig: Rig, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
     flags = ["--model", "scripted", "--ollama-url", rig.url, "--search", "tavily"]
     assert main(["How do tides work?", *flags, "--mode", "loop"]) == SearchError.exit_code
     assert "set TAVILY_API_KEY" in capsys.readouterr().err

@@ -51,6 +51,18 @@ class ModelServerUnavailableError(OllamaUnavailableError):
         )
 
 
+class ModelServerRefusedError(OllamaUnavailableError):
+    """The OpenAI-compatible model server refused the key (HTTP 401/403)."""
+
+    def __init__(self, base_url: str, status: int) -> None:
+        self.base_url = base_url
+        PonderError.__init__(
+            self,
+            f"The model server at {base_url} refused the request (HTTP {status}) — set "
+            "OPENAI_API_KEY to the key it expects.",
+        )
+
+
 class ModelNotFoundError(PonderError):
     """The configured model is not pulled on the Ollama server."""
 

@@ -70,6 +70,7 @@ class LoopState(TypedDict, total=False):
     sources: Annotated[list[Source], merge_sources]
     round_findings: list[Finding]
     summarized: Annotated[list[str], operator.add]  # digests of passages the model was shown
+    turn_start: int  # in a chat thread: where this question's entries of `summarized` begin
     research_loop_count: int
     running_summary: str
     reflection: ReflectionState | None

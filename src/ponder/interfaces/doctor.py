@@ -15,7 +15,12 @@ from typing import Any, Literal
 import httpx
 
 from ponder.config import Configuration
-from ponder.errors import ModelNotFoundError, ModelServerUnavailableError, OllamaUnavailableError
+from ponder.errors import (
+    ModelNotFoundError,
+    ModelServerRefusedError,
+    ModelServerUnavailableError,
+    OllamaUnavailableError,
+)
 
 Outcome = Literal["ok", "warn", "fail"]
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
@@ -58,9 +63,16 @@ def run_checks(config: Configuration) -> list[Check]:
 
 def openai_checks(config: Configuration) -> list[Check]:
     """provider=openai: the server answers GET /models and lists the model."""
+    import os
+
     url = config.openai_base_url
+    key = os.environ.get("OPENAI_API_KEY")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
-        response = httpx.get(f"{url}/models", timeout=TIMEOUT)
+        response = httpx.get(f"{url}/models", timeout=TIMEOUT, headers=headers)
+        if response.status_code in (401, 403):
+            refused = ModelServerRefusedError(url, response.status_code)
+            return [Check("fail", str(refused), refused.exit_code)]
         served = [str(m.get("id")) for m in response.json().get("data") or []]
     except (httpx.HTTPError, ValueError, AttributeError):
         down = ModelServerUnavailableError(url)

@@ -160,12 +160,13 @@ async def _run(events: Any, ctx: Context) -> CallToolResult | InputRequiredResul
     from ponder.api import ClarificationNeeded
 
     report: Report | None = None
+    step = [0]
     try:
         async for item in events:
             if isinstance(item, Report):
                 report = item
             elif isinstance(item, ProgressEvent):
-                await _progress(item, ctx)
+                await _progress(item, ctx, step)
     except ClarificationNeeded as exc:
         if _modern(ctx) and _elicits(ctx):  # the client asks its user, then calls again
             form = ElicitRequestFormParams(
@@ -201,14 +202,19 @@ async def _run(events: Any, ctx: Context) -> CallToolResult | InputRequiredResul
     )
 
 
-async def _progress(event: ProgressEvent, ctx: Context) -> None:
+async def _progress(event: ProgressEvent, ctx: Context, step: list[int]) -> None:
+    """One notification per round started (by the loop or any researcher), then one for
+    the report; ``step`` counts them, so progress only ever increases, as MCP requires."""
     data = event.data
     if event.kind == "round_start":
         queries = "; ".join(str(q) for q in data.get("queries") or [])
         message = f"round {data.get('round')}: searching {queries}"
-        await ctx.report_progress(float(data.get("round") or 0), data.get("max_rounds"), message)
     elif event.kind == "report":
-        await ctx.report_progress(1.0, 1.0, "writing the report")
+        message = "writing the report"
+    else:
+        return
+    step[0] += 1
+    await ctx.report_progress(float(step[0]), None, message)
 
 
 def _error(message: str) -> CallToolResult:

@@ -4,7 +4,9 @@ A run may start from ``{"messages": [...]}`` instead of ``{"topic": ...}``: the 
 message is the question, and the report comes back as an AI message. A later human
 message on the same thread is a follow-up: the sources, the summary and the queries of
 the earlier turns stay in the state, so the new question is researched with them in view
-and nothing already searched is searched again; only the round's own fields start anew.
+and nothing already searched is searched again. The round's own fields start anew, and so
+does the record of passages shown to the model: a passage read for the first question may
+answer the second, so it is shown again.
 """
 
 from __future__ import annotations
@@ -33,11 +35,12 @@ def take_question(state: LoopState) -> dict[str, Any]:
     """The topic: the last human message when the run came as chat, else as given."""
     from ponder.api import clean_topic
 
-    last = _last(state.get("messages") or [])
+    messages = state.get("messages") or []
+    last = _last(messages)
     if last is not None and last.type == "human":
         update: dict[str, Any] = {"topic": clean_topic(last.text), "chat": True}
-        if state.get("report"):  # a follow-up on a thread that has answered before
-            update |= _PER_TURN
+        if len(messages) > 1 or state.get("report"):  # a thread with an earlier turn
+            update |= _PER_TURN | {"turn_start": len(state.get("summarized") or [])}
         return update
     if not state.get("topic"):
         raise InvalidInputError(

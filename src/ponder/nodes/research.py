@@ -36,7 +36,7 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     results = await _search_all(backend, queries, ctx)
     if ctx.config.fetch_full_page:
         results = await _read_full_pages(results, ctx)
-    summarized = set(state.get("summarized", []))
+    summarized = set(state.get("summarized", [])[state.get("turn_start", 0) :])
     sources, findings = _register(state.get("sources", []), results, state["topic"], summarized)
     known = state.get("sources", [])
     total = len(merge_sources(known, sources))

@@ -8,7 +8,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphInterrupt
 
 from ponder.deep_state import ResearcherResult, ResearcherTask
-from ponder.errors import ModelNotFoundError, OllamaUnavailableError
+from ponder.errors import ModelNotFoundError, OllamaUnavailableError, SearchError
 from ponder.nodes.context import NodeContext, run_node
 
 
@@ -40,7 +40,7 @@ async def research_subtopic(
     )
     try:
         output = await loop_graph.ainvoke(dict(task), config)
-    except (GraphInterrupt, OllamaUnavailableError, ModelNotFoundError):
+    except (GraphInterrupt, OllamaUnavailableError, ModelNotFoundError, SearchError):
         raise  # no other researcher can do better: stop with the clear error
     except Exception as exc:  # one failing researcher must not sink the run
         ctx.emit("researcher", topic=task["topic"], status="failed")

@@ -26,6 +26,7 @@ from ponder.config import Configuration, one_host_for_the_ollama_client
 from ponder.errors import (
     ModelCallError,
     ModelNotFoundError,
+    ModelServerRefusedError,
     ModelServerUnavailableError,
     OllamaUnavailableError,
     PonderError,
@@ -184,8 +185,9 @@ class LLM:
             if rejected > DEGENERATE_RETRIES:
                 break
         if fallback is None:
+            where = "the model server" if self.config.provider == "openai" else "`ollama ps`"
             raise ModelCallError(
-                f"The model '{self.model}' kept failing ({problem}). Check `ollama ps` and the "
+                f"The model '{self.model}' kept failing ({problem}). Check {where} and the "
                 "server log, or try again; the run's checkpoint is kept."
             )
         self.usage.fallbacks += 1
@@ -464,14 +466,32 @@ def openai_errors(model: str, url: str, timeout: float) -> Iterator[None]:
         raise ModelNotFoundError(
             model, url, option="--model (the server's GET /v1/models lists its models)"
         ) from None
+    except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+        raise ModelServerRefusedError(url, exc.status_code) from None
     except openai.APITimeoutError:
         raise ModelCallError(f"no answer within {timeout:g}s") from None
-    except openai.APIConnectionError:
-        raise ModelServerUnavailableError(url) from None
+    except openai.APIConnectionError as exc:
+        if _never_connected(exc):
+            raise ModelServerUnavailableError(url) from None
+        raise ModelCallError(f"the connection to {url} broke ({exc})") from None
     except openai.APIStatusError as exc:
         raise ModelCallError(
             f"the model server answered HTTP {exc.status_code}: {exc.message}"
         ) from None
+    except openai.APIError as exc:  # e.g. an error event in the middle of a stream
+        raise ModelCallError(f"the model server failed: {exc.message}") from None
+
+
+def _never_connected(exc: BaseException) -> bool:
+    """Whether the cause was a refused or timed-out connect (the server is not there), as
+    opposed to a connection that broke mid-answer (worth a retry). The HTTP library's
+    error sits a few causes down, under the OpenAI client's and LangChain's wrappers."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if type(cause).__name__ in ("ConnectError", "ConnectTimeout"):
+            return True
+        cause = cause.__cause__
+    return False
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -137,9 +137,15 @@ def _storage_error(exc: Exception) -> StorageError:
     )
 
 
+# Not kept with a run (the history may be a shared database): MCP servers carry tokens in
+# their env and URLs. A resumed run takes them from the environment (or resume's kwargs).
+NOT_STORED = ("mcp_servers",)
+
+
 def start(thread_id: str, topic: str, config: dict[str, Any]) -> None:
     """Record a run as running; a history that cannot be written stops the run clearly."""
     now = time.time()
+    config = {key: value for key, value in config.items() if key not in NOT_STORED}
     with _database() as db:
         db.execute(
             f"INSERT INTO {{runs}} ({_COLUMNS}) VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL, ?, ?)"

@@ -297,6 +297,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return None
+        if fault.kind == "stream_error":  # a piece, then an error event, as vLLM sends
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            piece = {"choices": [{"index": 0, "delta": {"content": "partial"}}]}
+            self._sse(json.dumps(piece))
+            self._sse(json.dumps({"error": {"message": "the model crashed", "type": "server"}}))
+            self.wfile.write(b"0\r\n\r\n")
+            return None
         entry.status = 404 if fault.kind == "not_found" else 500
         self._send_json(entry.status, {"error": {"message": f"injected {fault.kind}"}})
         return None

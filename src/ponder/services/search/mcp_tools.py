@@ -99,7 +99,7 @@ class McpToolSearch:
         first_line = text.strip().splitlines()[0][:80]
         return SearchResult(
             title=f"{first_line} ({self.spec.name}/{self.tool})",
-            url=f"mcp://{self.spec.name}/{self.tool}?query={quote(query)}#{number}",
+            url=f"mcp://{self.spec.name}/{self.tool}/{number}?query={quote(query)}",
             snippet=text.strip()[:400],
             content=text.strip(),
             origin="mcp",

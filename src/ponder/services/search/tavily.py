@@ -43,10 +43,15 @@ class TavilySearch:
         client = AsyncTavilyClient(api_key=self.api_key, api_base_url=self.base_url)
         try:
             data = await client.search(query, max_results=max_results, timeout=self.timeout)
-        except (errors.InvalidAPIKeyError, errors.MissingAPIKeyError, errors.ForbiddenError):
+        except (errors.InvalidAPIKeyError, errors.MissingAPIKeyError):
             raise SearchError(
                 f"Tavily rejected the API key in TAVILY_API_KEY — check it at {SIGN_UP}, or "
                 "choose another --search."
+            ) from None
+        except errors.ForbiddenError as exc:  # 403, or the plan's limits (432, 433)
+            raise SearchError(
+                f"Tavily refused the search ({exc or 'forbidden'}) — check the key and your "
+                f"plan's credits at {SIGN_UP}, or choose another --search."
             ) from None
         except errors.UsageLimitExceededError as exc:
             raise SearchBackendError(f"Tavily usage limit reached ({exc})") from None
