@@ -120,22 +120,30 @@ def several_hosts(config: Configuration) -> list[Check]:
     return [*checks, Check("fail", message, ModelNotFoundError.exit_code)]
 
 
-def pulled_on(url: str) -> list[str]:
-    try:
-        tags = httpx.get(f"{url}/api/tags", timeout=TIMEOUT).json().get("models") or []
-    except (httpx.HTTPError, ValueError, AttributeError):
-        return []
-    return [str(m.get("name") or m.get("model")) for m in tags]
-
-
-def host_checks(config: Configuration, url: str) -> list[Check]:
+def ollama_at(url: str) -> tuple[str, list[str]]:
+    """The Ollama version at ``url`` and its pulled models; OllamaUnavailableError if none
+    answers there."""
     try:
         with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
             version = client.get("/api/version").json().get("version", "?")
             tags = client.get("/api/tags").json().get("models") or []
-    except (httpx.HTTPError, ValueError):
-        return [Check("fail", str(OllamaUnavailableError(url)), OllamaUnavailableError.exit_code)]
-    pulled = sorted(str(m.get("name") or m.get("model")) for m in tags)
+    except (httpx.HTTPError, ValueError, AttributeError):
+        raise OllamaUnavailableError(url) from None
+    return str(version), sorted(str(m.get("name") or m.get("model")) for m in tags)
+
+
+def pulled_on(url: str) -> list[str]:
+    try:
+        return ollama_at(url)[1]
+    except OllamaUnavailableError:
+        return []
+
+
+def host_checks(config: Configuration, url: str) -> list[Check]:
+    try:
+        version, pulled = ollama_at(url)
+    except OllamaUnavailableError as down:
+        return [Check("fail", str(down), down.exit_code)]
     checks = [
         Check("ok", f"Ollama {version} is running at {url}"),
         Check(
