@@ -1,7 +1,8 @@
 """Citations are checked in code after every writing step.
 
 A ``[n]`` that is not a retrieved source is removed and counted; the final report's
-sources are renumbered 1..k in order of first citation and listed exactly.
+sources are renumbered 1..k in order of first citation and listed exactly. Code — fenced
+blocks and inline spans — is never touched: ``[30]`` in a listing is not a citation.
 """
 
 from __future__ import annotations
@@ -16,12 +17,29 @@ Check = Callable[[str], str | None]  # a reason to reject a text, or None
 # [3], [3, 5], [3][5] — groups of numbers in square brackets (not Markdown links).
 # Not after a word character (``arr[0]``) and at most three digits (``[2023]`` is a year).
 _GROUP = re.compile(r"(?<!\w)\[(\s*\d{1,3}\s*(?:[,;]\s*\d{1,3}\s*)*)\](?!\()")
+# A group with the blanks before it, and the punctuation right after (to tidy a removal).
+_SPACED_GROUP = re.compile(r"([ \t]*)" + _GROUP.pattern + r"(?=([.,;:]?))")
+_CODE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)|`[^`\n]*`", re.M | re.S)
+
+
+def in_prose(text: str, apply: Callable[[str], str]) -> str:
+    """``apply`` to the parts of ``text`` outside code blocks and inline code."""
+    out, last = [], 0
+    for code in _CODE.finditer(text):
+        out += [apply(text[last : code.start()]), code.group()]
+        last = code.end()
+    return "".join([*out, apply(text[last:])])
+
+
+def prose_only(text: str) -> str:
+    """``text`` with its code blanked out (same length, so offsets hold)."""
+    return _CODE.sub(lambda m: " " * len(m.group()), text)
 
 
 def cited_numbers(text: str) -> list[int]:
-    """Numbers cited in text, in order of first appearance."""
+    """Numbers cited in text (outside code), in order of first appearance."""
     seen: list[int] = []
-    for match in _GROUP.finditer(text):
+    for match in _GROUP.finditer(prose_only(text)):
         for number in _numbers(match.group(1)):
             if number not in seen:
                 seen.append(number)
@@ -35,13 +53,14 @@ def remove_invalid(text: str, valid: Iterable[int]) -> tuple[str, int]:
 
     def keep_valid(match: re.Match[str]) -> str:
         nonlocal removed
-        numbers = _numbers(match.group(1))
+        numbers = _numbers(match.group(2))
         good = [n for n in numbers if n in allowed]
         removed += len(numbers) - len(good)
-        return "".join(f"[{n}]" for n in dict.fromkeys(good))
+        if not good:  # no blanks left before the punctuation that followed
+            return "" if match.group(3) else match.group(1)
+        return match.group(1) + "".join(f"[{n}]" for n in dict.fromkeys(good))
 
-    cleaned = _GROUP.sub(keep_valid, text)
-    return re.sub(r"[ \t]+([.,;:])", r"\1", cleaned), removed
+    return in_prose(text, lambda part: _SPACED_GROUP.sub(keep_valid, part)), removed
 
 
 def renumber(text: str, sources: list[Source]) -> tuple[str, list[Source]]:
@@ -53,7 +72,7 @@ def renumber(text: str, sources: list[Source]) -> tuple[str, list[Source]]:
     def apply(match: re.Match[str]) -> str:
         return "".join(f"[{mapping[n]}]" for n in _numbers(match.group(1)) if n in mapping)
 
-    renumbered = _GROUP.sub(apply, text)
+    renumbered = in_prose(text, lambda part: _GROUP.sub(apply, part))
     cited = [dict(registry[old], number=new) for old, new in mapping.items()]
     return renumbered, cited  # type: ignore[return-value]
 
@@ -77,7 +96,7 @@ def remap(text: str, mapping: dict[int, int]) -> str:
     def apply(match: re.Match[str]) -> str:
         return "".join(f"[{mapping[n]}]" for n in _numbers(match.group(1)) if n in mapping)
 
-    return _GROUP.sub(apply, text)
+    return in_prose(text, lambda part: _GROUP.sub(apply, part))
 
 
 def defuse(text: str) -> str:
