@@ -1,46 +1,43 @@
-"""Checks on the text a model writes: prompt echo and repetition, also while it streams.
+"""Checks on the text a model writes: prompt echo and loops, also while it streams.
 
 A schema guarantees the form of an answer, not its sense. A weak model often answers with
 its own instructions ("You write a short research report in Markdown…") or falls into a
 loop that repeats one line until ``num_predict`` runs out. Both are caught here, on the
 finished text and on the text as it streams, so a looping call is stopped within a line
-or two instead of costing the whole token budget.
+or two instead of costing the whole token budget. A capable model's report repeats too —
+headings, key phrases, the odd sentence — which ``repetition`` tells apart from a loop.
 
-The thresholds are chosen so that a sensible answer never trips them: an echo needs ten
-words inside runs of six or more consecutive instruction words; a repeated line three
-words (shorter lines, such as "**Example:**", may repeat); a repeated sentence five words;
-a phrase of eight words three copies. Code blocks repeat lines legitimately, so inside them only a
-line of some length seen six times counts.
+An echo needs ten words inside runs of six or more consecutive instruction words. Every
+problem says where in the text it starts, so what came before it can be kept.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ponder.services.repetition import find_loop
 from ponder.services.thinking import strip_thinking
 from ponder.services.words import words
 
 ECHO_NGRAM = 6  # consecutive instruction words that count as one echoed run
 ECHO_WORDS = 10  # words of the text inside echoed runs before it counts as an echo
-LOOP_NGRAM = 8
-LOOP_NGRAM_COPIES = 3
-TAIL_WORDS = 60  # the last words of a long text…
-TAIL_MIN_DISTINCT = 12  # …must hold at least this many distinct words
-
-_CITATION = re.compile(r"\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_CHECK_EVERY_CHARS = 160  # streamed text without a line break is checked this often
+_CHECK_EVERY_CHARS = 160  # streamed text without a line break is checked this often…
+_CHECK_SENTENCE_CHARS = 40  # …and at a sentence's end, when this much is new
+# While a text streams, only its last few thousand characters are searched for a loop: a
+# loop is caught as its second copy ends, and the whole text is checked when it is done.
+_STREAM_WINDOW_CHARS = 4000
 
 
 @dataclass(frozen=True)
 class Problem:
-    """Why a text was rejected, in words a user can read in a warning."""
+    """Why a text was rejected, in words a user can read in a warning, and the character
+    offset where the unusable part begins (0: the whole text)."""
 
     reason: str
+    start: int = 0
 
 
 @functools.cache
@@ -60,65 +57,31 @@ def _instruction_ngrams() -> frozenset[tuple[str, ...]]:
 
 def echoed_words(text: str) -> int:
     """How many words of ``text`` lie inside runs copied from the prompt templates."""
-    tokens = words(text)
+    return len(_echoed(words(text)))
+
+
+def _echoed(tokens: list[str]) -> set[int]:
     grams = _instruction_ngrams()
     covered: set[int] = set()
     for i in range(len(tokens) - ECHO_NGRAM + 1):
         if tuple(tokens[i : i + ECHO_NGRAM]) in grams:
             covered.update(range(i, i + ECHO_NGRAM))
-    return len(covered)
+    return covered
 
 
 def echoes_prompt(text: str) -> bool:
     return echoed_words(text) >= ECHO_WORDS
 
 
-def _normal(line: str) -> str:
-    return " ".join(words(_CITATION.sub(" ", line)))
+def _echo_start(text: str) -> int | None:
+    """Where the echo begins (the first copied run), when the text is an echo."""
+    found = list(_WORD.finditer(text.lower()))
+    covered = _echoed([m.group() for m in found])
+    return found[min(covered)].start() if len(covered) >= ECHO_WORDS else None
 
 
+_WORD = re.compile(r"\w+(?:'\w+)?")  # as words.words(), with offsets
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)(^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
-CODE_LINE_COPIES = 6
-CODE_LINE_CHARS = 12
-
-
-def repetition(text: str) -> str | None:
-    """What repeats in ``text`` (a line, a sentence, a phrase, a short loop), or None."""
-    code = [m.group(2) for m in _FENCE.finditer(text)]
-    prose = _FENCE.sub("\n", text)
-    return _prose_repetition(prose) or _code_repetition("\n".join(code))
-
-
-def _prose_repetition(text: str) -> str | None:
-    lines = Counter(n for n in map(_normal, text.splitlines()) if n)
-    for line, copies in lines.items():
-        if copies >= 2 and len(line.split()) >= 3:
-            return f"a line is repeated ({line[:60]!r})"
-    sentences = Counter(
-        n
-        for n in (_normal(s) for s in _SENTENCE_END.split(text.replace("\n", " ")))
-        if len(n.split()) >= 5
-    )
-    for sentence, copies in sentences.items():
-        if copies >= 2:
-            return f"a sentence is repeated ({sentence[:60]!r})"
-    tokens = words(_CITATION.sub(" ", text))
-    grams = Counter(tuple(tokens[i : i + LOOP_NGRAM]) for i in range(len(tokens) - LOOP_NGRAM + 1))
-    if grams and max(grams.values()) >= LOOP_NGRAM_COPIES:
-        phrase = " ".join(grams.most_common(1)[0][0])
-        return f"a phrase is repeated ({phrase[:60]!r})"
-    tail = words(text)[-TAIL_WORDS:]
-    if len(tail) == TAIL_WORDS and len(set(tail)) < TAIL_MIN_DISTINCT:
-        return "the text loops over a few words"
-    return None
-
-
-def _code_repetition(code: str) -> str | None:
-    lines = Counter(x.strip() for x in code.splitlines() if len(x.strip()) >= CODE_LINE_CHARS)
-    for line, copies in lines.items():
-        if copies >= CODE_LINE_COPIES:
-            return f"a line of code is repeated ({line[:60]!r})"
-    return None
 
 
 # The delimiters ponder wraps source text and notes in; an answer never needs them outside
@@ -129,19 +92,28 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 
 def problem(text: str) -> Problem | None:
     """Why ``text`` is unusable as model prose, or None when it reads as an answer."""
-    if echoes_prompt(text):
-        return Problem("it repeats the prompt's instructions")
-    if _DELIMITER.search(_INLINE_CODE.sub(" ", _FENCE.sub("\n", text))):
-        return Problem("it reproduces the prompt's <source>/<notes> blocks")
-    looping = repetition(text)
-    return Problem(looping) if looping else None
+    echo = _echo_start(text)
+    if echo is not None:
+        return Problem("it repeats the prompt's instructions", echo)
+    delimiter = _DELIMITER.search(_INLINE_CODE.sub(_blank, _FENCE.sub(_blank, text)))
+    if delimiter:
+        return Problem("it reproduces the prompt's <source>/<notes> blocks", delimiter.start())
+    loop = find_loop(text)
+    return Problem(loop.reason, loop.start) if loop else None
+
+
+def _blank(match: re.Match[str]) -> str:
+    """Blank out a match, keeping line breaks and offsets."""
+    return re.sub(r"[^\n]", " ", match.group())
 
 
 class StreamCheck:
     """Feed streamed pieces; ``feed`` returns a Problem as soon as the text degenerates.
 
-    The whole text is checked again at each line or sentence end (and every few hundred
-    characters without one): answers are short, so this stays cheap.
+    The text is checked at each line break and sentence end, and every few hundred
+    characters without either;
+    a loop is looked for in the last few thousand characters only, so a long report costs
+    no more to check per piece than a short one.
     """
 
     def __init__(self, watch: Callable[[str], str | None] | None = None) -> None:
@@ -151,13 +123,27 @@ class StreamCheck:
 
     def feed(self, piece: str) -> Problem | None:
         self.text += piece
-        boundary = "\n" in piece or re.search(r"[.!?]\s*$", piece) is not None
-        if not boundary and len(self.text) - self._checked < _CHECK_EVERY_CHARS:
+        fresh = len(self.text) - self._checked
+        sentence_end = fresh >= _CHECK_SENTENCE_CHARS and re.search(r"[.!?]\s*$", piece)
+        if "\n" not in piece and not sentence_end and fresh < _CHECK_EVERY_CHARS:
             return None
         self._checked = len(self.text)
         visible = strip_thinking(self.text)
-        found = problem(visible)
+        found = _recent_problem(visible)
         if found is None and self._watch is not None:
             reason = self._watch(visible)
             found = Problem(reason) if reason else None
         return found
+
+
+def _recent_problem(text: str) -> Problem | None:
+    if len(text) <= _STREAM_WINDOW_CHARS:
+        return problem(text)
+    start = text.rfind("\n", 0, len(text) - _STREAM_WINDOW_CHARS) + 1
+    window = text[start:]
+    opened = len(re.findall(r"(?m)^[ \t]*(?:```|~~~)", text[:start])) % 2 == 1
+    lead = "```\n" if opened else ""  # the window starts inside a code block
+    found = problem(lead + window)
+    if found is None:
+        return None
+    return Problem(found.reason, max(start + found.start - len(lead), start))
