@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
+
+from ponder.testing import replies
 
 
 def make_pdf(lines: list[str]) -> bytes:
@@ -143,21 +144,12 @@ def tiny_settings(rig: Any, corpus: Any, **extra: Any) -> dict[str, Any]:
 
 def source_blocks(request: Any) -> list[tuple[int, str]]:
     """The numbered source blocks of a SummaryUpdate prompt, as (number, text)."""
-    prompt = str(request.messages[-1]["content"])
-    found = re.findall(r'<source n="(\d+)"[^>]*>\n(.*?)\n</source>', prompt, re.S)
-    return [(int(number), " ".join(text.split())) for number, text in found]
+    return replies.source_blocks(request)
 
 
 def sensible_summary(request: Any) -> dict[str, Any]:
-    """A SummaryUpdate as a capable model writes it: each source's first sentence of
-    substance, restated as a finding that cites that source."""
-    findings = []
-    for number, text in source_blocks(request):
-        sentences = re.split(r"(?<=[.!?])\s+", text)
-        statement = next((s for s in sentences if len(s.split()) >= 5), "")
-        if statement:
-            findings.append({"statement": statement[:240], "sources": [number]})
-    return {"findings": findings[:3]}
+    """A SummaryUpdate as a capable model writes it (the rig's own default)."""
+    return replies.restated_sources(request)
 
 
 def long_summary(request: Any, count: int = 8) -> dict[str, Any]:
@@ -181,3 +173,8 @@ def ask_once(scripted: Any) -> None:
         "question": "Which coast do you mean?",
         "verification": "ok",
     }
+
+
+def findings_by_source(request: Any) -> dict[int, str]:
+    """The findings of a report prompt's notes, by the source number each cites first."""
+    return replies.noted_findings(request)

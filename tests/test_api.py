@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import over_corpus
+from support import findings_by_source, over_corpus, sensible_summary
 
 import ponder
 from ponder import (
@@ -25,7 +25,7 @@ from ponder import (
     stream,
 )
 from ponder.events import EventKind
-from ponder.testing import Rig, ScriptedBackend
+from ponder.testing import ChatRequest, Rig, ScriptedBackend
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -168,7 +168,13 @@ async def test_report_sources_are_numbered_as_the_report_cites_them(
         "scope": "focused",
         "subtopics": [],
     }
-    scripted.overrides["text"] = "# T\n\nSecond source first [3]. Then [1].\n"
+    scripted.overrides["SummaryUpdate"] = sensible_summary
+
+    def report_citing_3_then_1(request: ChatRequest) -> str:
+        said = findings_by_source(request)
+        return f"# T\n\n{said[3]} [3]\n\n{said[1]} [1]\n"
+
+    scripted.overrides["text"] = report_citing_3_then_1
     report = await aresearch(
         "How do tides work?", model="scripted", ollama_base_url=rig.url, search="local",
         docs=[str(corpus)], mode="loop",

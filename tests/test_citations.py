@@ -8,11 +8,16 @@ from ponder.services.composer import compose_report
 from ponder.services.sources import Source
 
 
-def source(number: int, url: str) -> Source:
-    return Source(number=number, url=url, title=url, origin="web", passages=["p"], locations=[""])
+def source(number: int, url: str, passage: str = "p") -> Source:
+    return Source(
+        number=number, url=url, title=url, origin="web", passages=[passage], locations=[""]
+    )
 
 
-SOURCES = [source(1, "https://a.example"), source(2, "https://b.example")]
+SOURCES = [
+    source(1, "https://a.example", "Solar panels turn sunlight into electricity."),
+    source(2, "https://b.example", "Tides follow the Moon. The 1990 act shows energy growth."),
+]
 
 
 def page(number: int, title: str, text: str) -> Source:
@@ -48,7 +53,7 @@ def test_renumbering_follows_first_citation() -> None:
 
 def test_only_a_real_sources_heading_ends_the_body() -> None:
     body = (
-        "# Energy\n\n## Sources of renewable energy\nSolar [1].\n\n"
+        "# Energy\n\n## Sources of renewable energy\nSolar panels make electricity [1].\n\n"
         "References to the 1990 act show growth [2].\n\n## References\n1. invented\n"
     )
     composed = compose_report("energy", body, "", SOURCES)

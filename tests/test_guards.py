@@ -10,13 +10,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import over_corpus, sensible_summary, tiny_settings
+from support import findings_by_source, over_corpus, sensible_summary, tiny_settings
 
 from ponder import Report, aresearch, stream
 from ponder.prompts import REPORT_SYSTEM, templates
@@ -101,16 +102,55 @@ async def test_an_echoed_prompt_is_rejected_and_the_retry_is_used(
     assert_clean(report.markdown)
 
 
-async def test_a_report_that_cites_nothing_is_stopped_and_becomes_extractive(
+async def test_a_report_that_says_nothing_the_sources_say_is_stopped_and_becomes_extractive(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
     scripted.overrides["text"] = lambda _r: Reply(pieces=uncited_prose(), piece_delay=0.002)
     report = await aresearch(TOPIC, **settings(rig, corpus))
     calls = await text_calls(rig)
     assert all(c.client_stopped and c.pieces_sent < 300 for c in calls)
-    assert any("cites no retrieved source" in w for w in report.stats.warnings)
+    assert any("says nothing a retrieved source supports" in w for w in report.stats.warnings)
     assert report.stats.extractive_report and "## Sources" in report.markdown
     assert_clean(report.markdown)
+
+
+def grounded_then_looping(request: Any, written: tuple[int, ...]) -> Reply:
+    """A model that writes a sound, cited beginning from the notes — the findings of the
+    sources ``written`` — and then falls into a loop for ever."""
+    said = findings_by_source(request)
+    start = "# Tides\n\n" + "".join(f"{said[n]} [{n}]\n\n" for n in written)
+    loop = itertools.cycle(["The tide comes and the tide goes [1].", "\n"])
+    pieces = itertools.chain([w + " " for w in start.split(" ")], loop)
+    return Reply(pieces=pieces, piece_delay=0.002)
+
+
+async def test_a_report_that_loops_after_a_sound_beginning_keeps_it_and_is_completed(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["SummaryUpdate"] = sensible_summary
+    scripted.overrides["text"] = lambda request: grounded_then_looping(request, (1, 3))
+    report = await aresearch(TOPIC, **settings(rig, corpus))
+    (call,) = await text_calls(rig)  # kept at once: no retry
+    assert call.client_stopped and call.pieces_sent < 150
+    stats = report.stats
+    assert stats.texts_cut == 1 and stats.chars_cut > 0 and not stats.extractive_report
+    body = report.markdown.split("## Sources")[0]
+    assert body.count("The tide comes and the tide goes") <= 1
+    assert "cut here, where it began to repeat itself" in body
+    # The finding the model never wrote comes from the notes, cited.
+    missing = next(line for line in report.summary.splitlines() if "[2]" in line)
+    assert re.sub(r"\s*\[\d+\]", "", missing).strip("- ") in body
+    assert_clean(report.markdown)
+
+
+async def test_a_report_that_loops_before_saying_anything_is_retried_not_kept(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    scripted.overrides["SummaryUpdate"] = sensible_summary
+    scripted.overrides["text"] = lambda request: grounded_then_looping(request, ())
+    report = await aresearch(TOPIC, **settings(rig, corpus))
+    assert len(await text_calls(rig)) == 2
+    assert report.stats.texts_cut == 0 and report.stats.extractive_report
 
 
 async def test_junk_queries_are_replaced_and_the_question_is_searched(

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import long_summary, over_corpus, sensible_summary, tiny_settings
+from support import findings_by_source, long_summary, over_corpus, sensible_summary, tiny_settings
 
 from ponder import Report, aresearch, stream
 from ponder.nodes.route import route_research, route_research_no_handoff, route_start
@@ -132,8 +132,15 @@ async def test_citation_to_a_missing_source_is_removed_and_counted(
 async def test_sources_section_lists_exactly_cited_sources_renumbered(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
+    scripted.overrides["SummaryUpdate"] = sensible_summary
     scripted.overrides["Reflection"] = reflection(sufficient=True)
-    scripted.overrides["text"] = "# T\n\nFirst [3]. Again [3][1].\n\n## References\n1. made up\n"
+
+    def report(request: ChatRequest) -> str:
+        said = findings_by_source(request)
+        both = f"{said[3].rstrip('.')}, and {said[1].rstrip('.')}"
+        return f"# T\n\n{said[3]} [3]\n\nAgain: {both} [3][1].\n\n## References\n1. made up\n"
+
+    scripted.overrides["text"] = report
     report = await aresearch("How do tides work?", **settings(rig, corpus))
     assert len(report.sources) >= 3
     body = report.markdown.split("## Sources")[0]

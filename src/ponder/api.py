@@ -17,7 +17,7 @@ from typing import Any
 from ponder.config import Configuration
 from ponder.errors import InvalidInputError, PonderError, RunNotFoundError
 from ponder.events import ProgressEvent
-from ponder.report import Report, RunStats, SourceRef
+from ponder.report import Citation, Report, RunStats, SourceRef
 from ponder.services.sources import Source, source_key
 
 MAX_TOPIC_CHARS = 2000
@@ -311,6 +311,7 @@ def _report(topic: str, thread_id: str, values: dict[str, Any], wall: float) -> 
         sources=report_sources(values.get("sources") or [], values.get("cited_sources") or []),
         stats=RunStats.from_state(stats, int(values.get("research_loop_count") or 0), wall),
         thread_id=thread_id,
+        citations=[Citation(**c) for c in values.get("citations") or []],
     )
 
 

@@ -173,6 +173,11 @@ class Configuration(BaseModel):
     max_supervisor_rounds: int = Field(
         3, ge=1, le=10, description="Maximum supervisor rounds in the deep pipeline."
     )
+    strict_citations: bool = Field(
+        False,
+        description="Drop the report's sentences that no source ponder read supports, "
+        "instead of marking them [unsupported].",
+    )
     summary_tokens: int = Field(
         700, ge=100, le=8000, description="Length budget of the running summary, in tokens."
     )

@@ -45,6 +45,7 @@ class DeepOutput(TypedDict):
     running_summary: str
     sources: list[Source]
     cited_sources: list[Source]
+    citations: list[dict[str, Any]]
     stats: dict[str, Any]
 
 
@@ -67,6 +68,7 @@ class DeepState(TypedDict, total=False):
     notes: Annotated[list[Note], operator.add]
     report: str
     cited_sources: list[Source]
+    citations: list[dict[str, Any]]
     stats: Annotated[dict[str, Any], merge_stats]
     messages: Annotated[list[AnyMessage], add_messages]  # as in LoopState
 

@@ -22,6 +22,7 @@ EventKind = Literal[
     "researcher",
     "token",
     "discarded",
+    "cut",
     "report",
 ]
 

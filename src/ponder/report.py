@@ -25,6 +25,19 @@ class SourceRef(BaseModel):
     locations: list[str] = Field(default_factory=list)
 
 
+class Citation(BaseModel):
+    """One ``[n]`` of the report: the sentence it backs and the passage span it rests on."""
+
+    sentence: str = Field(description="The report's sentence, without its citations.")
+    number: int = Field(description="The [n] the report cites, as in its Sources section.")
+    url: str
+    passage: int = Field(description="Index into the source's ``passages``.")
+    start: int = Field(description="Where the span starts in that passage (characters).")
+    end: int
+    quote: str = Field(description="The span's text, whitespace collapsed.")
+    support: float = Field(description="Share of the sentence's weighted words it holds.")
+
+
 class RunStats(BaseModel):
     """What the run cost."""
 
@@ -50,6 +63,22 @@ class RunStats(BaseModel):
     extractive_report: bool = Field(
         False, description="The report was built from the notes and quotes, not model prose."
     )
+    texts_cut: int = Field(
+        0, description="Model texts kept up to where they degenerated, the rest completed."
+    )
+    chars_cut: int = Field(0, description="Characters of degenerate model text cut off.")
+    citations_checked: int = Field(
+        0, description="Citations (and uncited sentences) checked against the passages."
+    )
+    citations_repointed: int = Field(
+        0, description="Citations moved to the source whose passage supports the sentence."
+    )
+    citations_added: int = Field(
+        0, description="Uncited sentences given the citation of a passage that supports them."
+    )
+    sentences_unsupported: int = Field(
+        0, description="Sentences no source supports: marked [unsupported], or dropped."
+    )
     wall_seconds: float = 0.0
     node_seconds: dict[str, float] = Field(default_factory=dict)
     host_calls: dict[str, int] = Field(
@@ -73,6 +102,9 @@ class Report(BaseModel):
     sources: list[SourceRef]
     stats: RunStats
     thread_id: str
+    citations: list[Citation] = Field(
+        default_factory=list, description="Each citation with the passage span it rests on."
+    )
 
     def cited_sources(self) -> list[SourceRef]:
         """The sources the report cites, in its numbering (its Sources section)."""

@@ -59,6 +59,7 @@ class ResearchOutput(TypedDict):
     running_summary: str
     sources: list[Source]
     cited_sources: list[Source]  # the report's Sources section, in its numbering
+    citations: list[dict[str, Any]]  # each [n]: its sentence, source and the span it rests on
     stats: dict[str, Any]
 
 
@@ -77,6 +78,7 @@ class LoopState(TypedDict, total=False):
     handoff: Literal["none", "broad", "deep_mode"]
     report: str
     cited_sources: list[Source]
+    citations: list[dict[str, Any]]
     stats: Annotated[dict[str, Any], merge_stats]
     # The checked report as a chat message, when the draft streamed to LangGraph's
     # ``messages`` mode was not the report (discarded, or replaced by an extractive one),

@@ -1,7 +1,10 @@
-"""A self-contained HTML report: every ``[n]`` links to source n, which shows what was read.
+"""A self-contained HTML report: every ``[n]`` shows the passage it rests on.
 
-People check citations by looking, so each source entry carries the passages ponder
-actually read, not only a link. Everything that came from a model or a web page is escaped:
+People check citations by looking. Hovering or focusing a citation shows the span of the
+source's passage that supports its sentence, with the source's title; clicking it goes to
+the source's entry, which lists the passages ponder actually read with that span marked.
+This needs no script: the page loads nothing and runs nothing. Everything that came from
+a model or a web page is escaped:
 the Markdown renderer runs with raw HTML disabled, and titles, URLs and passages go through
 ``html.escape``. Only http(s) URLs become links; the page loads nothing from anywhere.
 """
@@ -12,15 +15,27 @@ import html
 import re
 from typing import Any
 
-from ponder.report import Report, SourceRef
+from ponder.report import Citation, Report, SourceRef
+from ponder.services.verify import MARK
 
 CITATION = re.compile(r"\[(\d{1,4})\]")
+_WORDS = re.compile(r"\w+")
+SENTENCE_WINDOW = 60  # words before a citation that may belong to its sentence
 
 STYLE = """
 body { font: 16px/1.55 system-ui, sans-serif; max-width: 48rem; margin: 2rem auto;
        padding: 0 1rem; color: #1d1d1f; background: #fff; }
 h1, h2, h3 { line-height: 1.25; }
 a.cite { text-decoration: none; font-size: 0.8em; vertical-align: super; }
+.cited { position: relative; }
+.evidence { display: none; position: absolute; left: 0; top: 1.4em; z-index: 2;
+            width: min(28rem, 80vw); padding: 0.5rem 0.7rem; font-size: 0.85rem;
+            line-height: 1.4; color: #1d1d1f; background: #fffbe6; border: 1px solid #d9c98c;
+            border-radius: 4px; box-shadow: 0 2px 8px rgba(0, 0, 0, 0.15); }
+.cited:hover .evidence, .cited:focus-within .evidence { display: block; }
+.evidence cite { display: block; margin-top: 0.3rem; color: #666; font-style: normal; }
+mark { background: #fff1a8; }
+.unsupported { font-size: 0.75em; vertical-align: super; color: #a33; cursor: help; }
 ol.sources > li { margin-bottom: 1.2rem; }
 ol.sources > li:target { background: #fff6d5; }
 .origin { color: #666; font-size: 0.85em; }
@@ -30,6 +45,8 @@ footer { margin-top: 2rem; color: #666; font-size: 0.85em; }
 @media (prefers-color-scheme: dark) {
   body { color: #e8e8e8; background: #161616; }
   blockquote.passage { color: #ddd; background: #222; border-color: #444; }
+  .evidence { color: #e8e8e8; background: #2b2716; border-color: #5c5432; }
+  mark { background: #5c5020; color: #fff; }
   ol.sources > li:target { background: #3a3320; }
 }
 """
@@ -43,8 +60,8 @@ def render_html(report: Report) -> str:
     if not found:
         body_markdown = report.markdown
     sources = report.cited_sources()
-    known = {source.number for source in sources}
-    body = markdown_to_html(body_markdown, known)
+    known = {source.number: source for source in sources}
+    body = markdown_to_html(body_markdown, set(known), Evidence(report.citations, known))
     title = html.escape(report.topic)
     return (
         "<!DOCTYPE html>\n"
@@ -53,65 +70,143 @@ def render_html(report: Report) -> str:
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'\">\n"
         f"<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        f"<main>\n{body}\n{_sources_section(sources)}</main>\n"
+        f"<main>\n{body}\n{_sources_section(sources, report.citations)}</main>\n"
         f"{_footer(report)}\n</body>\n</html>\n"
     )
 
 
-def markdown_to_html(markdown: str, citable: set[int]) -> str:
-    """Markdown → HTML with raw HTML escaped and ``[n]`` turned into links to #source-n."""
+class Evidence:
+    """The report's citations, looked up by number and the words of their sentence."""
+
+    def __init__(self, citations: list[Citation], sources: dict[int, SourceRef]) -> None:
+        self.sources = sources
+        self.by_number: dict[int, list[tuple[int, Citation]]] = {}
+        for index, citation in enumerate(citations):
+            self.by_number.setdefault(citation.number, []).append((index, citation))
+
+    def find(self, number: int, before: list[str]) -> tuple[int, Citation] | None:
+        """The citation of ``number`` whose sentence best matches the words before it."""
+        candidates = self.by_number.get(number) or []
+        context = set(before[-SENTENCE_WINDOW:])
+
+        def overlap(entry: tuple[int, Citation]) -> float:
+            words = set(_WORDS.findall(entry[1].sentence.lower()))
+            return len(words & context) / max(len(words), 1)
+
+        best = max(candidates, key=overlap, default=None)
+        return best if best is not None and overlap(best) >= 0.5 else None
+
+
+def markdown_to_html(markdown: str, citable: set[int], evidence: Evidence | None = None) -> str:
+    """Markdown → HTML with raw HTML escaped and ``[n]`` turned into links to #source-n,
+    each showing the passage it rests on when ``evidence`` knows it."""
     from markdown_it import MarkdownIt  # installed with rich
 
     engine = MarkdownIt("commonmark", {"html": False, "linkify": False})
     tokens = engine.parse(markdown)
     for token in tokens:
         if token.type == "inline" and token.children:
-            token.children = _link_citations(token.children, citable)
+            children = _merged_text(token.children)
+            token.children = _link_citations(children, citable, evidence)
     rendered: str = engine.renderer.render(tokens, engine.options, {})
     return rendered
 
 
-def _link_citations(children: list[Any], citable: set[int]) -> list[Any]:
+def _link_citations(children: list[Any], citable: set[int], evidence: Evidence | None) -> list[Any]:
     from markdown_it.token import Token
 
     out: list[Any] = []
     inside_link = 0
+    said: list[str] = []  # the words since the last citation: the sentence it belongs to
+    cited_last = False
     for child in children:
         inside_link += {"link_open": 1, "link_close": -1}.get(child.type, 0)
         if child.type != "text" or inside_link or not CITATION.search(child.content):
-            out.append(child)
+            said, cited_last = _heard(said, cited_last, child.content)
+            out.append(_text(child.content) if child.type == "text" else child)
             continue
         last = 0
         for match in CITATION.finditer(child.content):
             out.append(_text(child.content[last : match.start()]))
+            said, cited_last = _heard(said, cited_last, child.content[last : match.start()])
             number = int(match.group(1))
             if number in citable:
-                anchor = (
-                    f'<a class="cite" href="#source-{number}" '
-                    f'title="Source {number}">[{number}]</a>'
-                )
-                out.append(Token("html_inline", "", 0, content=anchor))
+                found = evidence.find(number, said) if evidence else None
+                out.append(Token("html_inline", "", 0, content=_anchor(number, found, evidence)))
             else:
                 out.append(_text(match.group(0)))
+            cited_last = True
             last = match.end()
         out.append(_text(child.content[last:]))
+        said, cited_last = _heard(said, cited_last, child.content[last:])
     return out
 
 
-def _text(content: str) -> Any:
+def _merged_text(children: list[Any]) -> list[Any]:
+    """Adjacent text tokens joined: the parser splits text at brackets ("[", "unsupported]")."""
+    merged: list[Any] = []
+    for child in children:
+        if child.type == "text" and merged and merged[-1].type == "text":
+            merged[-1] = _text_token(merged[-1].content + child.content)
+        else:
+            merged.append(child)
+    return merged
+
+
+def _heard(said: list[str], cited_last: bool, text: str) -> tuple[list[str], bool]:
+    """Words after a citation begin the next sentence; citations side by side share one."""
+    words = _WORDS.findall(text.lower())
+    if not words:
+        return said, cited_last
+    return (words if cited_last else said + words), False
+
+
+def _anchor(number: int, found: tuple[int, Citation] | None, evidence: Evidence | None) -> str:
+    link = f'<a class="cite" href="#source-{number}" title="Source {number}"'
+    if found is None or evidence is None:
+        return f"{link}>[{number}]</a>"
+    index, citation = found
+    source = evidence.sources[number]
+    title = html.escape(source.title or source.url)
+    return (
+        f'<span class="cited">{link} aria-describedby="ev-{index}">[{number}]</a>'
+        f'<span class="evidence" role="tooltip" id="ev-{index}">'
+        f"<q>{html.escape(citation.quote)}</q><cite>[{number}] {title}</cite></span></span>"
+    )
+
+
+UNSUPPORTED = (
+    '<span class="unsupported" title="No source ponder read supports this sentence">'
+    "unsupported</span>"
+)
+
+
+def _text_token(content: str) -> Any:
     from markdown_it.token import Token
 
     return Token("text", "", 0, content=content)
 
 
-def _sources_section(sources: list[SourceRef]) -> str:
+def _text(content: str) -> Any:
+    """A text token; the check's ``[unsupported]`` mark becomes a labelled badge."""
+    from markdown_it.token import Token
+
+    if MARK not in content:
+        return _text_token(content)
+    group = Token("html_inline", "", 0, content="")
+    parts = content.split(MARK)
+    group.content = UNSUPPORTED.join(html.escape(part, quote=False) for part in parts)
+    return group
+
+
+def _sources_section(sources: list[SourceRef], citations: list[Citation]) -> str:
     if not sources:
         return ""
-    items = "\n".join(_source_item(source) for source in sources)
+    items = "\n".join(_source_item(source, citations) for source in sources)
     return f'<h2 id="sources">Sources</h2>\n<ol class="sources">\n{items}\n</ol>\n'
 
 
-def _source_item(source: SourceRef) -> str:
+def _source_item(source: SourceRef, citations: list[Citation]) -> str:
     title = html.escape(source.title or source.url)
     where = html.escape(source.url)
     if source.url.startswith(("http://", "https://")):
@@ -120,10 +215,11 @@ def _source_item(source: SourceRef) -> str:
         link = f"<strong>{title}</strong> <code>{where}</code>"
     locations = ", ".join(html.escape(loc) for loc in source.locations if loc)
     origin = html.escape(source.origin) + (f" · {locations}" if locations else "")
+    spans = [(c.passage, c.start, c.end) for c in citations if c.number == source.number]
     passages = (
         "\n".join(
-            f'<blockquote class="passage">{html.escape(passage)}</blockquote>'
-            for passage in source.passages
+            f'<blockquote class="passage">{_marked(passage, index, spans)}</blockquote>'
+            for index, passage in enumerate(source.passages)
             if passage.strip()
         )
         or "<p><em>No passage was kept for this source.</em></p>"
@@ -133,6 +229,24 @@ def _source_item(source: SourceRef) -> str:
         f'<span class="origin">({origin})</span>\n'
         f"<details open><summary>What was read</summary>\n{passages}\n</details></li>"
     )
+
+
+def _marked(passage: str, index: int, spans: list[tuple[int, int, int]]) -> str:
+    """The passage, escaped, with the spans that citations rest on marked."""
+    ranges = sorted((start, end) for number, start, end in spans if number == index)
+    merged: list[list[int]] = []
+    for start, end in ranges:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, last = [], 0
+    for start, end in merged:
+        out.append(html.escape(passage[last:start]))
+        out.append(f"<mark>{html.escape(passage[start:end])}</mark>")
+        last = end
+    out.append(html.escape(passage[last:]))
+    return "".join(out)
 
 
 def _footer(report: Report) -> str:

@@ -83,6 +83,9 @@ class ProgressState:
         elif event.kind == "discarded":
             self.draft = ""
             self.draft_note = f"draft discarded: {data.get('reason') or 'unusable'}"
+        elif event.kind == "cut":
+            self.draft = self.draft[: int(data.get("keep") or 0)]
+            self.draft_note = f"draft cut: {data.get('reason') or 'it degenerated'}"
         elif event.kind == "warning":
             message = str(data.get("message") or "")
             if message and message not in self.warnings:

@@ -9,10 +9,12 @@ from langchain_core.messages import AIMessage
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import can_hand_off
-from ponder.services.citations import citation_check
 from ponder.services.composer import compose_report
-from ponder.services.llm import Prompt
+from ponder.services.extractive import completion
+from ponder.services.grounding import Grounding
+from ponder.services.llm import Draft, Prompt
 from ponder.services.sources import Source
+from ponder.services.support import Evidence
 from ponder.state import LoopState
 
 
@@ -38,33 +40,64 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
     prompt = Prompt.simple(
         prompts.REPORT_SYSTEM, prompts.fill(prompts.REPORT_USER, topic=topic, summary=summary)
     )
-    body = await write_prose(ctx, prompt, sources) if summary.strip() else ""
-    return checked_report(ctx, topic, body, summary, sources)
+    evidence = Evidence(sources)
+    draft = await write_prose(ctx, prompt, evidence) if summary.strip() else Draft("")
+    body = repaired(ctx, draft, summary, topic)
+    return checked_report(ctx, topic, body, summary, sources, evidence)
 
 
-# A report that has not cited a source in this many words is not going to be a cited one.
-CITE_WITHIN_WORDS = 200
-
-
-async def write_prose(ctx: NodeContext, prompt: Prompt, sources: list[Source]) -> str:
-    """The report text as the model writes it (streamed live), or "" when it was unusable."""
-    valid = [s["number"] for s in sources]
-    return await ctx.llm("report").text(
+async def write_prose(ctx: NodeContext, prompt: Prompt, evidence: Evidence) -> Draft:
+    """The report text as the model writes it (streamed live): whole, cut before where it
+    degenerated, or empty when it was unusable."""
+    grounding = Grounding(evidence)
+    return await ctx.llm("report").draft(
         prompt,
-        fallback="",
-        accept=citation_check(valid),
-        watch=citation_check(valid, within_words=CITE_WITHIN_WORDS),
+        accept=grounding.accept,
+        watch=grounding.watch,
+        salvage=grounding.substantial,
         live=True,
     )
 
 
+def repaired(ctx: NodeContext, draft: Draft, notes: str, topic: str) -> str:
+    """The draft's text; when it was cut, completed from the notes for what it misses."""
+    if not draft.text and draft.problem:
+        ctx.usage.fallbacks += 1
+        ctx.warn(f"Model text unusable ({draft.problem}); used a fallback.")
+    if not draft.cut:
+        return draft.text
+    ctx.count("texts_cut")
+    ctx.count("chars_cut", draft.cut_chars)
+    ctx.warn(
+        f"The model's text degenerated ({draft.problem}); kept the "
+        f"{len(draft.text.split())} words it wrote before that and completed it from the "
+        "findings."
+    )
+    return completion(draft.text, notes, topic, draft.problem or "")
+
+
 def checked_report(
-    ctx: NodeContext, topic: str, body: str, notes: str, sources: list[Source]
+    ctx: NodeContext,
+    topic: str,
+    body: str,
+    notes: str,
+    sources: list[Source],
+    evidence: Evidence | None = None,
 ) -> dict[str, Any]:
     """The report update after the citation check, with what the check did recorded."""
-    composed = compose_report(topic, body, notes, sources)
-    if composed.citations_removed:
-        ctx.count("citations_removed", composed.citations_removed)
+    composed = compose_report(
+        topic, body, notes, sources, strict=ctx.config.strict_citations, evidence=evidence
+    )
+    checked = composed.checked
+    for key, amount in (
+        ("citations_removed", composed.citations_removed),
+        ("citations_checked", checked.checked),
+        ("citations_repointed", checked.repointed),
+        ("citations_added", checked.added),
+        ("sentences_unsupported", checked.unsupported),
+    ):
+        if amount:
+            ctx.count(key, amount)
     if composed.extractive:
         ctx.count("extractive_report")
         ctx.warn(
@@ -72,7 +105,11 @@ def checked_report(
             "and quotes from the sources) instead."
         )
     ctx.emit("report", cited=len(composed.cited), extractive=composed.extractive)
-    update: dict[str, Any] = {"report": composed.markdown, "cited_sources": composed.cited}
+    update: dict[str, Any] = {
+        "report": composed.markdown,
+        "cited_sources": composed.cited,
+        "citations": composed.citations,
+    }
     if composed.extractive or ctx.usage.discarded:
         # Chat clients saw a draft that is not the report: the report follows as a message.
         update["messages"] = [AIMessage(composed.markdown)]

@@ -11,11 +11,11 @@ from typing import Any
 from ponder import prompts
 from ponder.deep_state import DeepState, Note
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.finalize import checked_report, nothing_found_report, write_prose
+from ponder.nodes.finalize import checked_report, nothing_found_report, repaired, write_prose
 from ponder.services import budget
 from ponder.services.extractive import cited_findings
 from ponder.services.llm import Prompt
-from ponder.services.sources import Source
+from ponder.services.support import Evidence
 
 
 def sections(state: DeepState) -> list[Note]:
@@ -44,25 +44,27 @@ async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     fits = budget.estimate_tokens(prompts.FINAL_REPORT_SYSTEM + whole, llm.model) <= (
         llm.prompt_budget()
     )
+    evidence = Evidence(sources)
     if not notes:
         body = ""  # every researcher came back empty-handed: quote the sources
     elif fits:
-        body = await write_prose(ctx, Prompt.simple(prompts.FINAL_REPORT_SYSTEM, whole), sources)
+        prompt = Prompt.simple(prompts.FINAL_REPORT_SYSTEM, whole)
+        body = repaired(ctx, await write_prose(ctx, prompt, evidence), everything, topic)
     else:
         ctx.count("report_sections", len(notes))
-        body = await _by_section(ctx, topic, notes, sources)
-    return {**checked_report(ctx, topic, body, everything, sources), "running_summary": everything}
+        body = await _by_section(ctx, topic, notes, evidence)
+    update = checked_report(ctx, topic, body, everything, sources, evidence)
+    return {**update, "running_summary": everything}
 
 
-async def _by_section(
-    ctx: NodeContext, topic: str, notes: list[Note], sources: list[Source]
-) -> str:
+async def _by_section(ctx: NodeContext, topic: str, notes: list[Note], evidence: Evidence) -> str:
     """One call per sub-topic; a section whose text is unusable shows its cited notes."""
     parts = [f"# {topic}"]
     for note in notes:
         system = prompts.SECTION_SYSTEM.format(heading=note["topic"])
         user = prompts.fill(prompts.SECTION_USER, topic=topic, notes=note["summary"])
-        section = await write_prose(ctx, Prompt.simple(system, user), sources)
+        draft = await write_prose(ctx, Prompt.simple(system, user), evidence)
+        section = repaired(ctx, draft, note["summary"], f"{topic} {note['topic']}")
         if not section:
             ctx.count("sections_from_notes")
             findings = cited_findings(note["summary"], f"{topic} {note['topic']}")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from ponder.services.citations import cited_numbers, remove_invalid, renumber, sources_section
+from ponder.services.citations import remove_invalid, renumber, sources_section
 from ponder.services.extractive import extractive_body
 from ponder.services.sources import Source
+from ponder.services.support import Evidence
+from ponder.services.verify import Checked, verify
 
 # A line that is only a heading such as "## Sources", "**References:**" or "Bibliography".
 _SOURCES_HEADING = re.compile(
@@ -22,27 +25,77 @@ class ComposedReport:
     cited: list[Source]
     citations_removed: int
     extractive: bool
+    checked: Checked = field(default_factory=lambda: Checked(""))
+    citations: list[dict[str, Any]] = field(default_factory=list)  # sentence → source → span
 
 
-def compose_report(topic: str, body: str, notes: str, sources: list[Source]) -> ComposedReport:
-    """Check the written body's citations; when it has none (or is empty: the model's text
-    was rejected), write an extractive report from ``notes`` and ``sources`` instead.
+def compose_report(
+    topic: str,
+    body: str,
+    notes: str,
+    sources: list[Source],
+    *,
+    strict: bool = False,
+    evidence: Evidence | None = None,
+) -> ComposedReport:
+    """Check the written body's citations against what was read; when no sentence of it
+    rests on a source (or it is empty: the model's text was rejected), write an extractive
+    report from ``notes`` and ``sources`` instead.
 
     A model-written source list is cut (the list is built in code from what is cited).
     """
+    evidence = evidence or Evidence(sources)
     valid = [s["number"] for s in sources]
-    text = _cut_source_list(body)
-    text, removed = remove_invalid(text, valid)
-    extractive = not cited_numbers(text)
+    text, removed = remove_invalid(_cut_source_list(body), valid)
+    checked = verify(text, evidence, strict=strict)
+    extractive = not checked.grounded
     if extractive:
         text, extra = remove_invalid(extractive_body(topic, notes, sources), valid)
+        checked = verify(text, evidence, strict=True, only_cited=True)
         removed += extra
-    title, text = _split_title(text, topic)
+    title, text = _split_title(checked.text, topic)
     text, cited = renumber(text, sources)
     parts = [f"# {title}", "", text.strip(), ""]
     if cited:
         parts.append(sources_section(cited))
-    return ComposedReport("\n".join(parts).strip() + "\n", cited, removed, extractive)
+    return ComposedReport(
+        "\n".join(parts).strip() + "\n",
+        cited,
+        removed + checked.removed,
+        extractive,
+        checked,
+        _citations(checked, cited, sources),
+    )
+
+
+def _citations(
+    checked: Checked, cited: list[Source], sources: list[Source]
+) -> list[dict[str, Any]]:
+    """Each citation of the report in its own numbering, with the span it rests on."""
+    registry = {s["number"]: s for s in sources}
+    number_of = {_key(s): s["number"] for s in cited}
+    records = []
+    for entry in checked.citations:
+        source = registry.get(entry.number)
+        if source is None or _key(source) not in number_of:
+            continue
+        records.append(
+            {
+                "sentence": entry.sentence,
+                "number": number_of[_key(source)],
+                "url": source["url"],
+                "passage": entry.span.passage,
+                "start": entry.span.start,
+                "end": entry.span.end,
+                "quote": entry.quote,
+                "support": round(entry.score, 3),
+            }
+        )
+    return records
+
+
+def _key(source: Source) -> str:
+    return source["url"]
 
 
 def _cut_source_list(text: str) -> str:

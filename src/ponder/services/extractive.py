@@ -15,7 +15,7 @@ from ponder.services.citations import cited_numbers, defuse
 from ponder.services.reader import bm25_scores
 from ponder.services.sources import Source
 from ponder.services.vetting import is_reading_note
-from ponder.services.words import shares_content
+from ponder.services.words import shares_content, stems
 
 NOTE = (
     "*Extractive report: the model's own text was unusable, so this report lists the cited "
@@ -23,6 +23,9 @@ NOTE = (
 )
 QUOTES = 4
 QUOTE_CHARS = 320
+COVERED = 0.6  # a finding whose words a written text holds this much of is in that text
+CUT = "*The model's text was cut here, where it began to repeat {what}.{rest}*"
+REST = " What follows are the findings it had not covered, from the research notes."
 
 
 def extractive_body(topic: str, notes: str, sources: list[Source]) -> str:
@@ -39,6 +42,24 @@ def extractive_body(topic: str, notes: str, sources: list[Source]) -> str:
     if quotes:
         parts.append("## From the sources\n\n" + "\n\n".join(quotes))
     return "\n\n".join(parts) + "\n"
+
+
+def completion(written: str, notes: str, topic: str, problem: str) -> str:
+    """``written`` (a text the model broke off) completed with the cited findings of the
+    notes it does not cover, under a visible note."""
+    have = stems(written)
+    missing = [
+        line
+        for line in cited_findings(notes, topic)
+        if not line.startswith("#") and not _covered(stems(line), have)
+    ]
+    what = "its instructions" if "prompt" in problem else "itself"
+    note = CUT.format(what=what, rest=REST if missing else "")
+    return "\n\n".join([written.rstrip(), note, *(["\n".join(missing)] if missing else [])])
+
+
+def _covered(finding: set[str], text: set[str]) -> bool:
+    return not finding or len(finding & text) >= COVERED * len(finding)
 
 
 def cited_findings(notes: str, topic: str) -> list[str]:

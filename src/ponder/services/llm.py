@@ -81,6 +81,20 @@ class Usage:
 
 
 @dataclass
+class Draft:
+    """A text as the model wrote it: whole, or cut where it degenerated (``problem`` says
+    why, ``cut_chars`` how much was cut), or none at all (``text`` empty)."""
+
+    text: str
+    problem: str | None = None
+    cut_chars: int = 0
+
+    @property
+    def cut(self) -> bool:
+        return bool(self.text) and self.problem is not None
+
+
+@dataclass
 class Prompt:
     """A system instruction and user parts; parts with higher priority numbers drop first."""
 
@@ -160,6 +174,31 @@ class LLM:
         ModelCallError. ``live`` streams the text as ``token`` events, and a rejected attempt
         as a ``discarded`` event.
         """
+        draft = await self.draft(prompt, accept=accept, watch=watch, live=live)
+        if draft.text:
+            return draft.text
+        if fallback is None:
+            where = "the model server" if self.config.provider == "openai" else "`ollama ps`"
+            raise ModelCallError(
+                f"The model '{self.model}' kept failing ({draft.problem}). Check {where} and "
+                "the server log, or try again; the run's checkpoint is kept."
+            )
+        self.usage.fallbacks += 1
+        self._warn(f"Model text unusable ({draft.problem}); used a fallback.")
+        return fallback() if callable(fallback) else fallback
+
+    async def draft(
+        self,
+        prompt: Prompt,
+        *,
+        accept: Check | None = None,
+        watch: Check | None = None,
+        salvage: Callable[[str], bool] | None = None,
+        live: bool = False,
+    ) -> Draft:
+        """Like ``text``, but a generation that degenerates after a usable beginning is not
+        thrown away: when ``salvage`` accepts the text before the problem, that text is kept
+        (no retry) and the draft says what was cut. An unusable draft has no text."""
         messages = self._messages(prompt)
         problem = ""
         rejected = 0
@@ -173,35 +212,33 @@ class LLM:
                 if live:  # part of a draft may have been shown before the call broke
                     self._emit("discarded", reason=problem)
                 continue
-            issue = stopped.reason if stopped else self._review(reply, accept)
+            issue = stopped or self._review(reply, accept)
             if issue is None:
-                return reply
-            problem = issue
+                return Draft(reply)
+            problem = issue.reason
             rejected += 1
             if stopped:
                 self.usage.stopped += 1
+            kept = reply[: issue.start].rstrip()
+            if kept and salvage is not None and salvage(kept):
+                if live:
+                    self._emit("cut", keep=len(kept), reason=issue.reason)
+                return Draft(kept, issue.reason, len(reply) - len(kept))
             if live:
-                self._emit("discarded", reason=issue)
+                self._emit("discarded", reason=issue.reason)
             if rejected > DEGENERATE_RETRIES:
                 break
-        if fallback is None:
-            where = "the model server" if self.config.provider == "openai" else "`ollama ps`"
-            raise ModelCallError(
-                f"The model '{self.model}' kept failing ({problem}). Check {where} and the "
-                "server log, or try again; the run's checkpoint is kept."
-            )
-        self.usage.fallbacks += 1
-        self._warn(f"Model text unusable ({problem}); used a fallback.")
-        return fallback() if callable(fallback) else fallback
+        return Draft("", problem)
 
     @staticmethod
-    def _review(reply: str, accept: Check | None) -> str | None:
+    def _review(reply: str, accept: Check | None) -> guard.Problem | None:
         if not reply:
-            return "empty reply"
+            return guard.Problem("empty reply")
         found = guard.problem(reply)
         if found:
-            return found.reason
-        return accept(reply) if accept else None
+            return found
+        reason = accept(reply) if accept else None
+        return guard.Problem(reason) if reason else None
 
     def prompt_budget(self) -> int:
         """Tokens a prompt may use: the window minus the answer and template overhead."""
@@ -438,7 +475,7 @@ class LLM:
             raise ModelCallError(f"connection problem: {type(exc).__name__}: {exc}") from None
 
     def _emit(self, kind: str, **data: Any) -> None:
-        if kind == "discarded":
+        if kind in ("discarded", "cut"):  # what was shown live is not (all) the report
             self.usage.discarded += 1
         if self._on_event is not None:
             self._on_event(kind, **data)

@@ -40,6 +40,14 @@ _FIRST_PERSON = re.compile(
     re.IGNORECASE,
 )
 _REPLACEMENT_SUFFIXES = ("examples", "explained", "overview", "details", "")
+# Words addressed to a model, not said about the world: a page's injected instructions
+# that a model restated as a "finding" ("Ignore your previous instructions and…").
+_INSTRUCTION_TO_A_MODEL = re.compile(
+    r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:your|the|my|previous|prior|above|earlier)"
+    r"(?:\s+(?:previous|prior|above|earlier|system))*\s+(?:instructions|prompts?|rules)\b"
+    r"|\b(?:system|developer)\s+prompt\b|^\s*(?:system|assistant)\s*:",
+    re.IGNORECASE,
+)
 
 
 def normalise(text: str) -> str:
@@ -155,14 +163,16 @@ def usable_text(text: str, about: Sequence[str] = ()) -> bool:
 
 
 def is_empty_claim(statement: str, topic: str) -> bool:
-    """A placeholder, the writer talking about itself, a loop, copied instructions, or the
-    question restated: nothing a source said."""
+    """A placeholder, the writer talking about itself, a loop, copied instructions (ponder's,
+    or a page's to a model), or the question restated: nothing a source said."""
     words = content_words(statement)
     if len(words) < MIN_CLAIM_WORDS or all(w in _PLACEHOLDERS for w in words):
         return True
     if _FIRST_PERSON.match(statement) or guard.problem(statement) is not None:
         return True
     if guard.echoed_words(statement) >= guard.ECHO_NGRAM:
+        return True
+    if _INSTRUCTION_TO_A_MODEL.search(statement):
         return True
     return restates(statement, topic)
 

@@ -134,18 +134,68 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]{2,}")
 
 
 def auto_reply(request: ChatRequest) -> Reply:
-    """A deterministic reply that satisfies the request's schema (or cites [1] in text)."""
+    """A deterministic reply that satisfies the request's schema.
+
+    A sensible one where ponder's prompts make that easy: a summary restates the first
+    sentence of each source block it is shown, citing it; a report restates the findings
+    of its notes with their citations. Otherwise the schema is filled with the topic's
+    words, and a text cites [1].
+    """
     words = _topic_words(request)
+    if request.schema_title == "SummaryUpdate" and source_blocks(request):
+        return Reply(json.dumps(restated_sources(request)))
     if isinstance(request.format, dict):
         value = _instance(request.format, request.format, words, "root")
         return Reply(json.dumps(value))
     if request.format == "json":
         return Reply("{}")
     subject = " ".join(words[:4]) or "the topic"
+    findings = noted_findings(request)
+    if findings:
+        body = "\n\n".join(f"{text} [{number}]" for number, text in findings.items())
+        return Reply(f"# Notes on {subject}\n\n{body}\n")
     return Reply(
         f"# Notes on {subject}\n\n{subject.capitalize()} is described in the sources [1]. "
         "Further detail appears in the material that was read [2].\n"
     )
+
+
+_SOURCE_BLOCK = re.compile(r'<source n="(\d+)"[^>]*>\n(.*?)\n</source>', re.S)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def source_blocks(request: ChatRequest) -> list[tuple[int, str]]:
+    """The numbered source blocks of a prompt, as (number, text with spaces evened), without
+    the pages' heading and rule lines."""
+    found = _SOURCE_BLOCK.findall(str(request.messages[-1].get("content") or ""))
+    return [(int(number), " ".join(_PAGE_MARKUP.sub(" ", text).split())) for number, text in found]
+
+
+_PAGE_MARKUP = re.compile(r"(?m)^[ \t]*(?:#{1,6}[ \t].*|[=\-~]{3,}[ \t]*)$")
+
+
+def restated_sources(request: ChatRequest, limit: int = 3) -> dict[str, Any]:
+    """A SummaryUpdate as a capable model writes it: each source's first sentence of
+    substance, restated as a finding that cites that source."""
+    findings = []
+    for number, text in source_blocks(request):
+        statement = next((s for s in _SENTENCE_END.split(text) if len(s.split()) >= 5), "")
+        if statement:
+            findings.append({"statement": statement[:240], "sources": [number]})
+    return {"findings": findings[:limit]}
+
+
+def noted_findings(request: ChatRequest) -> dict[int, str]:
+    """The findings of a report prompt's notes, by the source number each cites first,
+    without the heading marks and rules they may carry from the page."""
+    prompt = str(request.messages[-1].get("content") or "")
+    found: dict[int, str] = {}
+    for line in prompt.splitlines():
+        numbers = re.findall(r"\[(\d+)\]", line)
+        if line.startswith("- ") and numbers and not line.startswith("- Read for "):
+            statement = re.sub(r"\s*\[\d+\]|^#+\s*|={3,}\s*", "", line[2:]).strip()
+            found.setdefault(int(numbers[0]), statement)
+    return found
 
 
 def _topic_words(request: ChatRequest) -> list[str]:

@@ -1,0 +1,56 @@
+"""Does a text the model writes draw on what was read? The checks of a report in writing.
+
+A report need not cite from its first line: introductions and executive summaries often
+cite nothing, and a small model may cite nothing at all yet write about the sources, which
+the citation check (``verify``) then cites. What it must do is say something a source says:
+
+- while it streams, a text that has said nothing any source supports after 200 words is
+  stopped (it is about something else, or nothing);
+- a finished text is accepted when it rests on the sources: some of its sentences do,
+  and no more of them rest on nothing than on a source;
+- the part of a text before it degenerated is kept when it is substantial: 30 words or
+  more that rest on the sources so, two sentences or more of them on a source.
+"""
+
+from __future__ import annotations
+
+from ponder.services.support import Evidence
+from ponder.services.verify import verify
+
+WITHIN_WORDS = 200
+SALVAGE_WORDS = 30
+SALVAGE_CLAIMS = 2
+UNGROUNDED = "it says nothing a retrieved source supports"
+
+
+class Grounding:
+    """The checks for one report, over the sources it may cite."""
+
+    def __init__(self, evidence: Evidence) -> None:
+        self.evidence = evidence
+        self._grounded = "\0"  # a streamed text that begins so is grounded already
+
+    def accept(self, text: str) -> str | None:
+        """For a finished text: None when it rests on the sources, else the reason."""
+        return None if verify(text, self.evidence).grounded else UNGROUNDED
+
+    def watch(self, text: str) -> str | None:
+        """For a streaming text: the reason to stop it, once it has gone on too long
+        without a sentence that rests on a source."""
+        if text.startswith(self._grounded):
+            return None
+        if verify(text, self.evidence).supported_claims:
+            self._grounded = text
+            return None
+        if len(text.split()) < WITHIN_WORDS:
+            return None
+        return f"{UNGROUNDED} in its first {WITHIN_WORDS} words"
+
+    def substantial(self, text: str) -> bool:
+        """Whether the beginning of a text is worth keeping when the rest degenerated."""
+        checked = verify(text, self.evidence)
+        return (
+            len(text.split()) >= SALVAGE_WORDS
+            and checked.grounded
+            and checked.supported_claims >= SALVAGE_CLAIMS
+        )

@@ -1,0 +1,148 @@
+"""Does a source say what a sentence claims? Lexical support, span by span.
+
+Every passage ponder read is cut into spans of one or two of its sentences. A claim is
+supported by a span as far as the span holds the claim's content words, each weighted by
+how rare it is among everything read (so "Python" or "module" count for little, "bisect"
+or "insort" for much): support is the weighted share of the claim's words found in the
+span, between 0 and 1. A claim copied from a source scores near 1 with it; a paraphrase
+keeps its rare words and scores well; another page on the same topic shares only the
+common words and scores low.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ponder.services.sources import Source
+from ponder.services.words import content_words, stem
+
+_PARAGRAPH = re.compile(r"(?:[^\n]|\n(?![ \t]*\n))+")  # text between blank lines
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_LINE = re.compile(r"[^\n]+")
+MAX_SENTENCE_CHARS = 400
+MAX_SPAN_CHARS = 600
+PAIR_PENALTY = 0.05  # a span of two sentences must hold more of the claim to be preferred
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where in what was read a claim rests: source number, passage index, character span."""
+
+    source: int
+    passage: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Match:
+    span: Span
+    score: float
+    words: int  # how many of the claim's distinct content stems the span holds
+
+
+def claim_stems(sentence: str) -> set[str]:
+    return {stem(w) for w in content_words(sentence)}
+
+
+class Evidence:
+    """An index of every span of every source's passages, to score claims against."""
+
+    def __init__(self, sources: Iterable[Source]) -> None:
+        self.texts: dict[tuple[int, int], str] = {}
+        self.spans: list[Span] = []
+        self._pairs: list[bool] = []  # spans of two sentences rank a little below one
+        self._postings: dict[str, list[int]] = defaultdict(list)
+        passage_stems: list[set[str]] = []
+        for source in sources:
+            for index, passage in enumerate(source["passages"]):
+                self.texts[(source["number"], index)] = passage
+                passage_stems.append(claim_stems(passage))
+                for start, end, pair in _spans(passage):
+                    self._add(Span(source["number"], index, start, end), passage[start:end], pair)
+        documents = max(len(passage_stems), 1)
+        frequency: dict[str, int] = defaultdict(int)
+        for stems in passage_stems:
+            for word in stems:
+                frequency[word] += 1
+        self._idf = {w: math.log(1 + documents / n) for w, n in frequency.items()}
+        self._unseen = math.log(1 + documents)  # a word no source holds weighs the most
+
+    def _add(self, span: Span, text: str, pair: bool) -> None:
+        number = len(self.spans)
+        self.spans.append(span)
+        self._pairs.append(pair)
+        for word in claim_stems(text):
+            self._postings[word].append(number)
+
+    def weight(self, word: str) -> float:
+        return self._idf.get(word, self._unseen)
+
+    def matches(self, sentence: str, sources: Iterable[int] | None = None) -> list[Match]:
+        """The best span of each source (or of the given ones) for ``sentence``, best first."""
+        stems = claim_stems(sentence)
+        total = sum(self.weight(w) for w in stems)
+        if not total:
+            return []
+        allowed = None if sources is None else set(sources)
+        scores: dict[int, float] = defaultdict(float)
+        counts: dict[int, int] = defaultdict(int)
+        for word in stems:
+            for number in self._postings.get(word, ()):
+                scores[number] += self.weight(word)
+                counts[number] += 1
+        best: dict[int, Match] = {}
+        ranks: dict[int, float] = {}
+        for number, score in scores.items():
+            span = self.spans[number]
+            if allowed is not None and span.source not in allowed:
+                continue
+            found = Match(span, score / total, counts[number])
+            rank = found.score - PAIR_PENALTY * self._pairs[number]
+            known = ranks.get(span.source)
+            if known is None or rank > known:
+                best[span.source], ranks[span.source] = found, rank
+        return sorted(best.values(), key=lambda m: (-m.score, m.span.source))
+
+    def quote(self, span: Span) -> str:
+        return " ".join(self.texts[(span.source, span.passage)][span.start : span.end].split())
+
+
+def _spans(passage: str) -> list[tuple[int, int, bool]]:
+    """One- and two-sentence spans of a passage: (start, end, whether two sentences)."""
+    sentences = _sentences(passage)
+    spans = []
+    for i, (start, end) in enumerate(sentences):
+        spans.append((start, end, False))
+        if i + 1 < len(sentences) and sentences[i + 1][1] - start <= MAX_SPAN_CHARS:
+            spans.append((start, sentences[i + 1][1], True))
+    return spans
+
+
+def _sentences(passage: str) -> list[tuple[int, int]]:
+    """Sentences as (start, end) offsets. Lines are often wrapped (pydoc, PDFs), so a line
+    break ends a sentence only at a blank line, or inside a run too long to be one."""
+    found = []
+    for paragraph in _PARAGRAPH.finditer(passage):
+        for piece in _pieces(paragraph.group(), paragraph.start()):
+            text = passage[piece[0] : piece[1]]
+            if any(c.isalnum() for c in text):
+                lead = len(text) - len(text.lstrip())
+                found.append((piece[0] + lead, piece[0] + len(text.rstrip())))
+    return found
+
+
+def _pieces(paragraph: str, offset: int) -> list[tuple[int, int]]:
+    pieces, begin = [], 0
+    for end in [m.end() for m in _SENTENCE_END.finditer(paragraph)] + [len(paragraph)]:
+        if end - begin > MAX_SENTENCE_CHARS:  # a listing or code: its lines, then
+            for line in _LINE.finditer(paragraph, begin, end):
+                pieces.append((offset + line.start(), offset + line.end()))
+        elif end > begin:
+            pieces.append((offset + begin, offset + end))
+        begin = end
+    return pieces
