@@ -181,3 +181,18 @@ def ask_once(scripted: Any) -> None:
         "question": "Which coast do you mean?",
         "verification": "ok",
     }
+
+
+def python_docs() -> Any:
+    """The HTML of Debian's python3.11-doc that `make docs` unpacks into the checkout's
+    .cache (a prerequisite of `make test`)."""
+    from pathlib import Path
+
+    import pytest
+
+    from ponder.testing.pydocs import DocsMissing, html_root
+
+    try:
+        return html_root(Path(__file__).resolve().parent.parent / ".cache")
+    except DocsMissing as exc:
+        pytest.fail(str(exc))

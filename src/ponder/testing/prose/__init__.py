@@ -1,0 +1,23 @@
+"""Human-written prose as a capable model's report, for measuring ponder's report checks.
+
+``generate(root, seed)`` arranges 3-6 related pages of the Python documentation
+(``ponder.testing.pydocs``) into report-shaped Markdown, each sentence cited to the page it
+came from, and keeps that ground truth; ``misdirect`` points a share of the citations at
+another page. ``ProseWriter`` plays the model that writes it in a real run over those
+pages, and ``assess`` says what the finished run kept of it.
+"""
+
+from ponder.testing.prose.layout import generate
+from ponder.testing.prose.markdown import render
+from ponder.testing.prose.model import Excerpt, GeneratedReport, Part, Unit, misdirect, tokens
+
+__all__ = [
+    "Excerpt",
+    "GeneratedReport",
+    "Part",
+    "Unit",
+    "generate",
+    "misdirect",
+    "render",
+    "tokens",
+]
