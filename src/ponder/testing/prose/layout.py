@@ -101,7 +101,7 @@ def _prose_blocks(section: Section) -> list[Block]:
 
 
 def _has_prose(page: Page) -> bool:
-    return sum(len(_prose_blocks(s)) for s in page.sections if s.level > 1) >= 3
+    return sum(len(_prose_blocks(s)) for s in _body_sections(page) if s.level > 1) >= 3
 
 
 def intro_units(excerpts: list[Excerpt], words: int) -> list[Unit]:
@@ -124,11 +124,7 @@ def intro_units(excerpts: list[Excerpt], words: int) -> list[Unit]:
 
 def windows(page: Page, rng: random.Random, budget: int) -> list[Window]:
     """Runs of consecutive blocks from up to three sections, about ``budget`` words."""
-    candidates = [
-        s
-        for s in page.sections
-        if s.level > 1 and _prose_blocks(s) and not _SOURCES_LIKE.match(heading_text(s.heading))
-    ]
+    candidates = [s for s in _body_sections(page) if s.level > 1 and _prose_blocks(s)]
     rng.shuffle(candidates)
     chosen: list[tuple[int, Window]] = []
     used = 0
@@ -147,6 +143,20 @@ def windows(page: Page, rng: random.Random, budget: int) -> list[Window]:
         if used >= budget:
             break
     return [window for _, window in sorted(chosen, key=lambda pair: pair[0])]
+
+
+def _body_sections(page: Page) -> list[Section]:
+    """The page's sections without its references (a "References" section and those
+    under it): lists of links, not prose a report would restate."""
+    kept: list[Section] = []
+    inside: int | None = None  # the level of the references section we are in
+    for section in page.sections:
+        if inside is not None and section.level > inside:
+            continue
+        inside = section.level if _SOURCES_LIKE.match(heading_text(section.heading)) else None
+        if inside is None:
+            kept.append(section)
+    return kept
 
 
 def _readable(blocks: list[Block]) -> list[Block]:
