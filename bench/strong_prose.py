@@ -145,16 +145,14 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-_ROW_FIELDS = (
-    "seed words pages kept_whole prose_kept code_kept extractive generations_stopped "
-    "cited correct supported supported_wrong supported_uncited supported_dropped "
-    "misdirected_in misdirected_fixed read cited_in wall_seconds report_seconds"
-)
+_ROW_FIELDS = "seed words pages kept_whole cited correct supported wall_seconds report_seconds"
 
 
 def _compact(row: dict[str, Any]) -> dict[str, Any]:
-    keep = _ROW_FIELDS.split()
-    return {**{k: row[k] for k in keep}, "discarded": [_kind(r) for r in row["discarded"]]}
+    """A report's row for results.json: the figures, and why it was not kept whole."""
+    lost = row["supported_wrong"] + row["supported_uncited"] + row["supported_dropped"]
+    figures = {key: row[key] for key in _ROW_FIELDS.split()}
+    return {**figures, "supported_lost": lost, "why_not_kept": _why(row)}
 
 
 def table_rows(results: dict[str, Any]) -> list[tuple[str, str]]:
