@@ -41,9 +41,7 @@ def run_strong_prose_bench(
     reports: int = 50, misdirect_share: float = 0.3, log: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
     from ponder.testing import pydocs
-    from ponder.testing.prose import generate, misdirect
-    from ponder.testing.prose.score import assess
-    from ponder.testing.prose.writer import write_in_a_run
+    from ponder.testing.prose import assess, generate, misdirect, write_in_a_run
 
     root = pydocs.fetch(ROOT / ".cache")
     work = Path(tempfile.mkdtemp(prefix="ponder-prose-"))

@@ -12,9 +12,7 @@ from pathlib import Path
 import pytest
 from support import python_docs
 
-from ponder.testing.prose import generate
-from ponder.testing.prose.score import assess
-from ponder.testing.prose.writer import write_in_a_run
+from ponder.testing.prose import assess, generate, write_in_a_run
 
 SEEDS = (0, 1, 2, 3, 4)
 
