@@ -2,8 +2,10 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# Debian's python3.11-doc, unpacked here (not installed): human-written prose for tests.
+DOCS := .cache/python3.11-doc/usr/share/doc/python3.11/html/index.html
 
-.PHONY: help install test lint typecheck demo bench clean
+.PHONY: help install docs test lint typecheck demo bench clean
 
 help:  ## show the targets
 	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -17,6 +19,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install ponder with its test extras
 
+$(DOCS): | $(STAMP)
+	$(PY) -m ponder.testing.pydocs .cache
+
+docs: $(DOCS)  ## fetch Debian's python3.11-doc into .cache (apt-get download, dpkg-deb -x)
+
 lint: $(STAMP)  ## ruff lint and format check
 	$(VENV)/bin/ruff check src tests bench scripts
 	$(VENV)/bin/ruff format --check src tests bench scripts
@@ -24,13 +31,13 @@ lint: $(STAMP)  ## ruff lint and format check
 typecheck: $(STAMP)  ## mypy on src/
 	$(VENV)/bin/mypy
 
-test: lint typecheck  ## lint, type checks and the whole test suite (no Ollama, no network)
+test: lint typecheck $(DOCS)  ## lint, type checks and the whole test suite (no Ollama, no network)
 	$(PY) -m pytest -q
 
 demo: $(STAMP)  ## a real research run, fully offline, with the tiny model over generated docs
 	$(PY) scripts/demo.py
 
-bench: $(STAMP)  ## measure cost, overhead, parallelism and local search; writes bench/results.json
+bench: $(STAMP) $(DOCS)  ## measure cost, overhead, parallelism, local search, strong prose; writes bench/results.json
 	$(PY) bench/run.py --tiny-growth
 
 clean:  ## remove the virtual environment and caches

@@ -178,3 +178,18 @@ def ask_once(scripted: Any) -> None:
 def findings_by_source(request: Any) -> dict[int, str]:
     """The findings of a report prompt's notes, by the source number each cites first."""
     return replies.noted_findings(request)
+
+
+def python_docs() -> Any:
+    """The HTML of Debian's python3.11-doc that `make docs` unpacks into the checkout's
+    .cache (a prerequisite of `make test`)."""
+    from pathlib import Path
+
+    import pytest
+
+    from ponder.testing.pydocs import DocsMissing, html_root
+
+    try:
+        return html_root(Path(__file__).resolve().parent.parent / ".cache")
+    except DocsMissing as exc:
+        pytest.fail(str(exc))
