@@ -75,10 +75,10 @@ def _why(row: dict[str, Any]) -> list[str]:
         return [*reasons, "extractive report"]
     if not row["code_kept"]:
         reasons.append("code block altered")
-    if not row["prose_kept"]:
+    if row.get("texts_cut"):
+        reasons.append("cut where it degenerated")
+    elif not row["prose_kept"]:
         reasons.append("prose altered")
-    elif not row["kept_whole"] and row["code_kept"]:
-        reasons.append("citations changed")
     return reasons
 
 
@@ -103,6 +103,11 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "misdirected_share": rows[0]["misdirected"] if rows else 0.0,
         "kept_whole": sum(r["kept_whole"] for r in rows),
         "prose_kept": sum(r["prose_kept"] for r in rows),
+        "citations_kept": sum(r["citations_kept"] for r in rows),
+        "texts_cut": sum(r["texts_cut"] for r in rows),
+        "citations_repointed": sum(r["citations_repointed"] for r in rows),
+        "citations_added": sum(r["citations_added"] for r in rows),
+        "sentences_unsupported": sum(r["sentences_unsupported"] for r in rows),
         "not_stopped_not_extractive": sum(not r["discarded"] and not r["extractive"] for r in rows),
         "extractive": sum(r["extractive"] for r in rows),
         "stopped_reports": sum(bool(r["discarded"]) for r in rows),

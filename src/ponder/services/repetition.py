@@ -4,38 +4,36 @@ A model stuck in a loop repeats itself back to back — a line, a sentence, a fe
 phrase — and the tail of its text loses variety. A good report repeats too, but spread out
 and in its structure: the title as the first heading, one sub-heading under several
 sections, an outline item as a later heading, a key phrase now and then, one sentence in two
-steps of a tutorial. So repetition is judged by adjacency and density, never by a count
-anywhere in the text. A loop is:
+steps of a tutorial — even back to back, as reference pages do when two functions end
+with the same sentence. So repetition is judged by adjacency and density, never by a count
+anywhere in the text, and a loop is what keeps going: three copies or more of
 
-- a block of one to eight lines or sentences repeated right after itself (headings alone
-  must come three times: a title is often repeated as the first heading);
-- a run of words repeated back to back: three copies of a phrase of nine words or more in
-  all, or two of a phrase of eight words or more;
-- one sentence coming back so often that it makes a quarter of the text around it;
-- a tail of 60 words with fewer than 12 distinct ones;
-- a paragraph of 20 words or more, or a tail of 100 words, most of which copies earlier
-  text (a loop of a long period, or one that varies a little).
+- a block of one to eight lines, headings or sentences, back to back (four of a sentence of
+  one or two words, such as "**Note:**");
+- a phrase, back to back, of nine words or more in all;
+- a sentence, so often that it makes half of the text around it (every other sentence);
 
-Inside code blocks only lines of some length repeated back to back four times count. Each
-finding says where the repetition begins (the second copy), so what came before it can be
-kept.
+or a tail of 60 words with fewer than 12 distinct ones, or a tail that mostly copies the
+text just before it, in order, two periods long (a loop of a long period, or one that
+varies a little). Inside code blocks only lines of some length repeated back to back four
+times count. Each finding says where the repetition begins (the second copy), so what
+came before it can be kept.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass, field
 
+COPIES = 3  # copies of a block, phrase or sentence that make a loop
 BLOCK_UNITS = 8  # the longest block of lines or sentences looked for as a repeated block
 BLOCK_WORDS = 3  # a block shorter than this must come four times
 PHRASE_WORDS = 20  # the longest phrase looked for as repeated back to back
 PHRASE_RUN_WORDS = 9  # three copies of a phrase must hold this many words in all
-LONG_PHRASE_WORDS = 8  # a phrase this long is a loop at its second back-to-back copy
-RECUR_COPIES, RECUR_SHARE = 3, 0.25  # a sentence this often, this dense around it
+RECUR_SHARE = 0.5  # a sentence that makes this share of the text around it
 TAIL_WORDS, TAIL_MIN_DISTINCT = 60, 12
 COPY_WINDOW, COPY_GRAM, COPY_SHARE = 100, 6, 0.6
-PARAGRAPH_WORDS, PARAGRAPH_COPIED = 20, 0.7
+PERIOD_SLACK = 3  # words a loop's period may vary by
 CODE_LINE_CHARS, CODE_COPIES = 12, 4
 
 _WORD = re.compile(r"\w+(?:'\w+)?")
@@ -43,7 +41,6 @@ _CITATION = re.compile(r"\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)(^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
 _HEADING = re.compile(r"[ \t]*#{1,6}\s")
-_BLOCK_START = re.compile(r"[ \t]*(?:[-*+|>]|\d{1,3}[.)])[ \t]")  # an item, a row, a quote
 
 
 @dataclass(frozen=True)
@@ -72,7 +69,6 @@ class Layout:
     words: list[str] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)
     barriers: set[int] = field(default_factory=set)  # word indexes a phrase may not span
-    paragraphs: list[int] = field(default_factory=list)  # the word index each one starts at
     code: list[tuple[int, str]] = field(default_factory=list)  # (offset, code)
 
 
@@ -86,7 +82,7 @@ def find_loop(text: str) -> Loop | None:
             _repeated_phrase(layout),
             _recurring_sentence(layout.units),
             _monotonous_tail(layout),
-            *_copies(layout),
+            _copied_tail(layout),
             _repeated_code(layout.code),
         ]
         if loop is not None
@@ -102,7 +98,6 @@ def layout_of(text: str) -> Layout:
         layout.code.append((fence.start(2), fence.group(2)))
         layout.units.append(Unit("code", " ".join(fence.group(2).split()), fence.start(), 0))
         layout.barriers.add(len(layout.words))
-        layout.paragraphs.append(len(layout.words))
         position = fence.end()
     _add_prose(layout, text, position, len(text))
     return layout
@@ -113,8 +108,6 @@ def _add_prose(layout: Layout, text: str, start: int, end: int) -> None:
     prose = _CITATION.sub(lambda m: " " * len(m.group()), text[start:end]).lower()
     position = start
     for line in prose.split("\n"):
-        if not line.strip() or _HEADING.match(line) or _BLOCK_START.match(line):
-            layout.paragraphs.append(len(layout.words))
         if _HEADING.match(line):
             words = _WORD.findall(line)
             if words:
@@ -150,11 +143,8 @@ def _repeated_block(units: list[Unit]) -> Loop | None:
                 continue
             copies = 2 + _more_copies(units, i + size, block)
             words = sum(u.words for u in block) or BLOCK_WORDS
-            if all(u.kind == "heading" for u in block):
-                needed = 3
-            else:
-                needed = 2 if words >= BLOCK_WORDS else 4
-            if copies >= needed:
+            short = words < BLOCK_WORDS and any(u.kind != "heading" for u in block)
+            if copies >= COPIES + short:
                 kinds = {"heading": "heading", "code": "code block"}
                 what = f"a {kinds.get(block[0].kind, 'sentence')}"
                 what = what if size == 1 else f"a block of {size} lines or sentences"
@@ -187,9 +177,7 @@ def _repeated_phrase(layout: Layout) -> Loop | None:
             else:
                 run = 0
             copies = (run + size) // size
-            if (copies >= 3 and copies * size >= PHRASE_RUN_WORDS) or (
-                copies >= 2 and size >= LONG_PHRASE_WORDS
-            ):
+            if copies >= COPIES and copies * size >= PHRASE_RUN_WORDS:
                 start = j + size - run + 1  # the second copy
                 if found is None or layout.offsets[start] < found.start:
                     phrase = " ".join(words[start - size : start])
@@ -213,9 +201,9 @@ def _recurring_sentence(units: list[Unit]) -> Loop | None:
             continue
         places = seen.setdefault(unit.key, [])
         places.append(index)
-        if len(places) >= RECUR_COPIES:
-            recent = places[-RECUR_COPIES:]
-            if RECUR_COPIES / (recent[-1] - recent[0] + 1) >= RECUR_SHARE:
+        if len(places) >= COPIES:
+            recent = places[-COPIES:]
+            if COPIES / (recent[-1] - recent[0] + 1) >= RECUR_SHARE:
                 return Loop(f"a sentence keeps coming back ({unit.key[:60]!r})", unit.start)
     return None
 
@@ -234,27 +222,52 @@ def _monotonous_tail(layout: Layout) -> Loop | None:
     return Loop("the text loops over a few words", layout.offsets[start])
 
 
-def _copies(layout: Layout) -> list[Loop | None]:
-    """A paragraph, or the tail, that mostly copies what came before it."""
+def _copied_tail(layout: Layout) -> Loop | None:
+    """The tail mostly copies what came just before it, in order: a loop of a long period,
+    or one that varies a little. Each copied phrase is measured by how far back its last
+    copy is; in a loop most of the tail shares one such distance (its period, give or take
+    a few words). A recap — "key takeaways" quoting sentences from all over the report —
+    copies too, but from many distances; and reference pages describe parallel functions
+    in parallel words, one paragraph at a time, which is no loop either."""
     words = layout.words
-    first: dict[tuple[str, ...], int] = {}
-    copied = [False] * len(words)
+    if len(words) < COPY_WINDOW + COPY_GRAM:
+        return None
+    last: dict[tuple[str, ...], int] = {}
+    shift = [0] * len(words)  # how far back the latest copy of the phrase here began
     for i in range(len(words) - COPY_GRAM + 1):
-        if first.setdefault(tuple(words[i : i + COPY_GRAM]), i) < i:  # seen before
-            copied[i : i + COPY_GRAM] = [True] * COPY_GRAM
-    found: list[Loop | None] = []
-    starts = sorted({*layout.paragraphs, len(words)})
-    for start, end in itertools.pairwise(starts):
-        if end - start >= PARAGRAPH_WORDS and sum(copied[start:end]) >= PARAGRAPH_COPIED * (
-            end - start
-        ):
-            found.append(Loop("a paragraph copies an earlier one", layout.offsets[start]))
-            break
-    tail = copied[-COPY_WINDOW:]
-    if len(words) >= COPY_WINDOW + COPY_GRAM and sum(tail) >= COPY_SHARE * COPY_WINDOW:
-        start = len(words) - COPY_WINDOW + tail.index(True)
-        found.append(Loop("the text copies itself", layout.offsets[start]))
-    return found
+        gram = tuple(words[i : i + COPY_GRAM])
+        if gram in last:
+            for j in range(i, i + COPY_GRAM):
+                shift[j] = shift[j] or i - last[gram]
+        last[gram] = i
+    tail = [d for d in shift[-COPY_WINDOW:] if d]
+    if len(tail) < COPY_SHARE * COPY_WINDOW:
+        return None
+    count, period = _one_period(tail)
+    window = max(COPY_WINDOW, (COPIES - 1) * period)  # two repetitions after the original
+    if window > len(words) or count < COPY_SHARE * COPY_WINDOW:
+        return None
+    recent = [d for d in shift[-window:] if d and abs(d - period) <= _slack(period)]
+    if len(recent) < COPY_SHARE * window:
+        return None
+    start = len(words) - window + next(i for i, d in enumerate(shift[-window:]) if d)
+    return Loop("the text copies itself", layout.offsets[start])
+
+
+def _one_period(shifts: list[int]) -> tuple[int, int]:
+    """How many of ``shifts`` lie within a few words of one another, and their median."""
+    ordered = sorted(shifts)
+    best, low, best_low = 0, 0, 0
+    for high, value in enumerate(ordered):
+        while value - ordered[low] > 2 * _slack(ordered[low]):
+            low += 1
+        if high - low + 1 > best:
+            best, best_low = high - low + 1, low
+    return best, ordered[best_low + best // 2]
+
+
+def _slack(period: int) -> int:
+    return max(PERIOD_SLACK, period // 10)
 
 
 def _repeated_code(code: list[tuple[int, str]]) -> Loop | None:

@@ -1,14 +1,16 @@
 """What a finished run kept of a generated report, judged against its ground truth.
 
-- kept whole: the final report's body is the model's text, code blocks byte for byte and
-  prose word for word with every citation naming the same page, allowing only ponder's
-  own normalisation (its title line, its Sources list, its renumbering);
+- kept whole: the final report's body is the model's text — not cut, not replaced by an
+  extractive report — code blocks byte for byte and prose word for word. Citations are
+  what ponder's citation check may change (re-point, add, remove, mark ``[unsupported]``),
+  so they are left out of this comparison and judged apart; ``citations_kept`` says
+  whether every citation also names the same page as the model's;
 - citation precision: of the cited sentences in the final report, the share whose
   citations all name a page that holds the sentence;
-- supported sentences that lost their citation: sentences cited correctly in the model's
-  text that the final report cites wrongly or not at all (dropped ones counted apart);
-- read: cited sentences whose text is in what the run read of their page (its passages),
-  which bounds what a sentence-by-sentence check can confirm.
+- read: cited sentences whose text is in what the run read of their page (its passages).
+  Only those can a check against what was read confirm, so "supported" is those cited
+  correctly in the model's text: a supported sentence that the final report cites wrongly
+  or not at all lost its citation (dropped ones counted apart).
 """
 
 from __future__ import annotations
@@ -35,16 +37,21 @@ class Assessment:
     misdirected: float
     kept_whole: bool
     prose_kept: bool
+    citations_kept: bool
     code_kept: bool
     extractive: bool
     generations_stopped: int
+    texts_cut: int
+    citations_repointed: int
+    citations_added: int
+    sentences_unsupported: int
     retries: int
     discarded: list[str]
     warnings: list[str]
     cited: int = 0  # cited sentences in the final report that could be placed
     correct: int = 0  # …whose citations all name a page that holds them
     unplaced: int = 0  # cited text found in no page
-    supported: int = 0  # sentences cited correctly in the model's text
+    supported: int = 0  # sentences cited correctly in the model's text, and read
     supported_wrong: int = 0  # …cited wrongly in the final report
     supported_uncited: int = 0  # …left uncited
     supported_dropped: int = 0  # …not in the final report at all
@@ -71,11 +78,16 @@ def assess(written: Written) -> Assessment:
         words=report.words(),
         pages=len(report.pages),
         misdirected=report.misdirected,
-        kept_whole=expected == actual and expected_code == actual_code,
-        prose_kept=[_uncited(x) for x in expected] == [_uncited(x) for x in actual],
+        kept_whole=_kept(expected, actual, stats) and expected_code == actual_code,
+        prose_kept=_kept(expected, actual, stats),
+        citations_kept=expected == actual,
         code_kept=expected_code == actual_code,
         extractive=stats.extractive_report,
         generations_stopped=stats.generations_stopped,
+        texts_cut=stats.texts_cut,
+        citations_repointed=stats.citations_repointed,
+        citations_added=stats.citations_added,
+        sentences_unsupported=stats.sentences_unsupported,
         retries=stats.retries,
         discarded=written.discarded,
         warnings=list(stats.warnings),
@@ -83,7 +95,7 @@ def assess(written: Written) -> Assessment:
         report_seconds=round(stats.node_seconds.get("finalize_summary", 0.0), 3),
         unnumbered_pages=[i for i in range(len(report.pages)) if i not in written.writer.numbers],
     )
-    _score_citations(outcome, report, _without_sources(result.markdown), by_report)
+    _score_citations(outcome, report, _without_sources(result.markdown), by_report, written)
     _score_reading(outcome, report, written)
     return outcome
 
@@ -106,7 +118,15 @@ def canonical(markdown: str, pages: Mapping[int, int]) -> tuple[list[str], list[
 
 
 def _uncited(line: str) -> str:
-    return _SPACE_BEFORE_PUNCTUATION.sub(r"\1", re.sub(r" \{[\d,?-]*\}", "", line))
+    line = re.sub(r" \{[\d,?-]*\}| ?\[unsupported\]", "", line)
+    return _SPACE_BEFORE_PUNCTUATION.sub(r"\1", line)
+
+
+def _kept(expected: list[str], actual: list[str], stats: object) -> bool:
+    """The model's prose, word for word, left as it wrote it: neither cut nor replaced."""
+    if getattr(stats, "extractive_report", False) or getattr(stats, "texts_cut", 0):
+        return False
+    return [_uncited(x) for x in expected] == [_uncited(x) for x in actual]
 
 
 def _without_sources(markdown: str) -> str:
@@ -133,7 +153,11 @@ def cited_segments(markdown: str) -> Iterator[tuple[list[str], list[int]]]:
 
 
 def _score_citations(
-    outcome: Assessment, report: GeneratedReport, final: str, pages: Mapping[int, int]
+    outcome: Assessment,
+    report: GeneratedReport,
+    final: str,
+    pages: Mapping[int, int],
+    written: Written,
 ) -> None:
     units = [u for u in report.units() if u.cited is not None]
     waiting: dict[tuple[str, ...], deque[Unit]] = {}
@@ -153,19 +177,46 @@ def _score_citations(
                 continue
         outcome.cited += 1
         outcome.correct += cited <= holds
-    everything = tokens(_FENCE.sub("", final))
+    prose = _FENCE.sub("", final)
+    read = _read_pages(report, written)
     for unit in units:  # now each in turn: as the model cited it, as the report does
         right_in = unit.cited in truth(report, unit)
+        if right_in and not contains(read.get(unit.page, []), tokens(unit.text)):
+            continue  # not in what the run read: no check can confirm it, nor should
         outcome.supported += right_in
         outcome.misdirected_in += not right_in
+        if id(unit) not in found:  # cited sentence by sentence, inside the unit?
+            within = _cited_within(prose, unit.text, pages)
+            if within:
+                found[id(unit)] = within <= truth(report, unit)
+            elif right_in:
+                outcome.supported_uncited += within is not None
+                outcome.supported_dropped += within is None
+                continue
         if id(unit) in found:
             if right_in and not found[id(unit)]:
                 outcome.supported_wrong += 1
             outcome.misdirected_fixed += not right_in and found[id(unit)]
-        elif right_in:
-            present = contains(everything, tokens(unit.text))
-            outcome.supported_uncited += present
-            outcome.supported_dropped += not present
+
+
+def _cited_within(prose: str, text: str, pages: Mapping[int, int]) -> set[int] | None:
+    """The pages cited inside ``text`` where it stands in ``prose`` (a unit of several
+    sentences is cited sentence by sentence), or None when it is not there at all."""
+    words = tokens(text)
+    if not words:
+        return None
+    between = r"[\W_]*?(?:\[[\d,; ]+\][\W_]*?|\[unsupported\][\W_]*?)*"
+    pattern = r"(?<!\w)" + between.join(re.escape(w) for w in words) + r"(?!\w)"
+    match = re.search(pattern, prose.replace("`", "").lower())
+    if match is None:
+        return None
+    numbers = re.findall(r"\[([\d,; ]+)\]", match.group())
+    tail = prose.replace("`", "").lower()[match.end() :]
+    after = re.match(r"[^\w\n]*((?:\[[\d,; ]+\])+)", tail)  # citations right after it
+    if after:
+        numbers.append(after.group(1))
+    cited = {int(n) for group in numbers for n in re.findall(r"\d+", group)}
+    return {pages.get(n, -1) for n in cited}
 
 
 def _ending(words: list[str], waiting: dict[tuple[str, ...], deque[Unit]]) -> Unit | None:
@@ -179,13 +230,19 @@ def _ending(words: list[str], waiting: dict[tuple[str, ...], deque[Unit]]) -> Un
     return waiting[best].popleft() if best else None
 
 
-def _score_reading(outcome: Assessment, report: GeneratedReport, written: Written) -> None:
+def _read_pages(report: GeneratedReport, written: Written) -> dict[int, list[str]]:
+    """The words the run read of each page (its source's passages)."""
     page_of = {e.file_name: i for i, e in enumerate(report.pages)}
     read: dict[int, list[str]] = {}
     for source in written.result.sources:
         page = page_of.get(Path(source.url).name)
         if page is not None:
             read[page] = tokens(" ".join(source.passages))
+    return read
+
+
+def _score_reading(outcome: Assessment, report: GeneratedReport, written: Written) -> None:
+    read = _read_pages(report, written)
     for unit in report.units():
         if unit.cited is not None:
             outcome.cited_in += 1
