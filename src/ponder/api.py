@@ -237,8 +237,10 @@ async def _drive(
     from ponder.services import runs
     from ponder.services.checkpoints import open_checkpointer
 
+    # The settings travel as LangGraph's runtime context, not in ``configurable``: LangGraph
+    # copies configurable values into checkpoint metadata, and URLs may hold credentials.
     config: RunnableConfig = {
-        "configurable": {**settings.model_dump(), "thread_id": thread_id},
+        "configurable": {"thread_id": thread_id},
         "recursion_limit": recursion_limit(settings),
     }
     started = time.perf_counter()
@@ -257,7 +259,12 @@ async def _drive(
                 # durability="sync": a step's checkpoint is on disk before the next step
                 # starts, so a SIGKILL never loses a step that had finished.
                 async for ns, mode, chunk in graph.astream(
-                    pending, config, stream_mode=["custom"], subgraphs=True, durability="sync"
+                    pending,
+                    config,
+                    context=settings,
+                    stream_mode=["custom"],
+                    subgraphs=True,
+                    durability="sync",
                 ):
                     if mode == "custom" and isinstance(chunk, dict):
                         yield ProgressEvent.from_custom(tuple(ns), chunk)

@@ -103,3 +103,7 @@ class StorageError(PonderError):
     """A data, cache or checkpoint file cannot be written."""
 
     exit_code = 7
+
+
+class CallerRefusedError(ConfigurationError):
+    """A caller of a shared server set what only the server's operator may set."""
