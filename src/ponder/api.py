@@ -17,6 +17,7 @@ from typing import Any
 from ponder.config import Configuration
 from ponder.errors import InvalidInputError, PonderError, RunNotFoundError
 from ponder.events import ProgressEvent
+from ponder.redact import was_redacted
 from ponder.report import Report, RunStats, SourceRef
 from ponder.services.sources import Source, source_key
 
@@ -196,7 +197,9 @@ async def stream_resume(
             f"Run '{thread_id}' is still running in another process — wait for it to finish, "
             "or stop it (Ctrl-C) and then resume."
         )
-    settings = Configuration.create(**{**record.config, **config})
+    # A stored value whose credentials were redacted comes from the environment instead.
+    stored = {key: value for key, value in record.config.items() if not was_redacted(value)}
+    settings = Configuration.create(**{**stored, **config})
     runs.start(thread_id, record.topic, settings.model_dump())
     first: Any = Command(resume=answer) if answer is not None else None
     async for item in _drive(thread_id, record.topic, settings, first, ask):
