@@ -4,6 +4,7 @@ the rest by themselves; a client of a server never sends an operator setting."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ from ponder.errors import CallerRefusedError
 from ponder.interfaces.cli import main
 from ponder.settable import Caller, settable_by
 from ponder.testing import Rig, ScriptedBackend
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # A value for every operator field that a hostile caller might send. A new operator field
 # must add one here (the first test says so), and so is tested like the others.
@@ -223,3 +226,13 @@ def test_the_cli_names_the_flag_it_refuses_for_a_server(
     err = capsys.readouterr().err
     assert code == 2 and "--searxng-url (searxng_url) is set by the server's operator" in err
     assert "Cannot reach" not in err  # refused before any connection
+
+
+def test_the_deploy_guide_lists_exactly_what_a_caller_may_send() -> None:
+    guide = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    table = guide.split("<!-- caller settings -->")[1]
+    rows = re.findall(r"^\| `(\w+)` \| (caller|operator) \|", table, re.M)
+    assert dict(rows) == {
+        name: "caller" if name in caller_fields() else "operator"
+        for name in Configuration.model_fields
+    }
