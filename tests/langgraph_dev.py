@@ -75,16 +75,39 @@ def langgraph_dev(folder: Path, env: dict[str, str], *, auth: bool = True) -> It
         "NO_COLOR": "1",
         **env,
     }
-    command = [cli, "dev", "--no-browser", "--no-reload", "--port", str(free_port())]
-    command += ["--config", str(scratch_config(folder, auth=auth))]
-    process = subprocess.Popen(
-        command, cwd=folder, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True, start_new_session=True,
-    )  # fmt: skip
-    try:
-        yield wait_for_url(process, [])
-    finally:
-        stop(process)
+    config = str(scratch_config(folder, auth=auth))
+    for attempt in (1, 2):  # a free port can be taken by another program before the bind
+        command = [cli, "dev", "--no-browser", "--no-reload", "--port", str(free_port())]
+        process = subprocess.Popen(
+            [*command, "--config", config], cwd=folder, env=full_env, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        )  # fmt: skip
+        lines: list[str] = []
+        try:
+            url = wait_for_url(process, lines)
+            until_listening(url, process, lines)
+        except AssertionError:
+            stop(process)
+            if attempt == 2:
+                raise
+            continue
+        try:
+            yield url
+        finally:
+            stop(process)
+        return
+
+
+def until_listening(url: str, server: subprocess.Popen[str], lines: list[str]) -> None:
+    """Wait until the server accepts connections (it names its URL before it binds)."""
+    port = int(url.rsplit(":", 1)[1])
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline and server.poll() is None:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError("langgraph dev is not listening:\n" + "".join(lines[-40:]))
 
 
 def stop(server: subprocess.Popen[str]) -> None:
