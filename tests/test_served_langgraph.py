@@ -88,6 +88,10 @@ async def test_each_attack_is_refused_and_the_server_goes_on(
         said = await refused(client.assistants.update(
             mine["assistant_id"], context={"tavily_url": callers_tavily.url}))  # fmt: skip
         assert "tavily_url is set by the server's operator" in said
+        # A value out of its bounds is a clear error too, not a failed run.
+        with pytest.raises(httpx.HTTPStatusError) as caught:
+            await run(thread, "ponder", input=TOPIC, context={"max_loops": 99})
+        assert status_of(caught.value) == 422 and "max_loops" in detail_of(caught.value)
         # Nothing ran, nothing was read, no key left; no run was even stored.
         assert not flag.exists() and callers_tavily.requests == [] and team.rig.chat_log() == []
         assert await client.runs.list(thread) == []

@@ -5,9 +5,10 @@ from the server's environment, ``PONDER_SERVER_TOKENS`` — ``alice=TOKEN,bob=TO
 JSON object ``{"alice": "TOKEN"}``. A request without a known token gets 401. Each thread
 (and the runs on it) belongs to the user who created it: another user can neither list,
 read, resume nor delete it. A run or an assistant whose settings overstep what a caller may
-set is refused (403) before it is stored; the graph refuses the same by itself
-(``ponder.graphs.studio``), so the check also holds without this handler. Everything
-else (scheduled runs, the key-value store) is refused: ponder uses neither.
+set is refused (403), and one with an invalid value (422), before it is stored; the graph
+refuses the same by itself (``ponder.graphs.studio``), so the check also holds without this
+handler. Everything else (scheduled runs, the key-value store) is refused: ponder uses
+neither.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from ponder.callers import vet
-from ponder.errors import CallerRefusedError
+from ponder.callers import served_configuration
+from ponder.errors import CallerRefusedError, ConfigurationError
 
 TOKENS_ENV = "PONDER_SERVER_TOKENS"
 
@@ -85,15 +86,18 @@ def _owned(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
 
 
 def _vet_settings(*layers: Any) -> None:
-    """Refuse a run's or an assistant's settings that a caller may not send (403)."""
+    """Refuse a run's or an assistant's settings that a caller may not send (403), or that
+    are not valid settings at all (422), before anything is stored."""
     values: dict[str, Any] = {}
     for layer in layers:
         if isinstance(layer, dict):
             values.update(layer)
     try:
-        vet(values)
+        served_configuration(values)
     except CallerRefusedError as exc:
         raise Auth.exceptions.HTTPException(status_code=403, detail=str(exc)) from None
+    except ConfigurationError as exc:
+        raise Auth.exceptions.HTTPException(status_code=422, detail=str(exc)) from None
 
 
 @auth.on.threads.create
