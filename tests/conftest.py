@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from langgraph_dev import Team, start_team
+from support import write_corpus
 
 from ponder.services.search.fallback import FallbackSearch
 from ponder.testing import TINY_MODEL, Rig, ScriptedBackend
@@ -50,29 +52,6 @@ def tiny_rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
         yield running
 
 
-def write_corpus(folder: Path) -> Path:
-    """A small corpus about tides and the Moon, written by the test."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "tides.md").write_text(
-        "# Tides\n\nTides are the rise and fall of sea levels caused by the gravitational "
-        "pull of the Moon and the Sun on the Earth's oceans. Most coasts see two high tides "
-        "a day.\n\nSpring tides happen when the Sun and Moon align; neap tides when they are "
-        "at right angles.\n",
-        encoding="utf-8",
-    )
-    (folder / "moon.txt").write_text(
-        "The Moon orbits the Earth every 27.3 days. Its gravity raises a bulge in the ocean on "
-        "the side facing it and another on the far side, which is why tides come twice a day.\n",
-        encoding="utf-8",
-    )
-    (folder / "harbours.rst").write_text(
-        "Harbours\n========\n\nHarbour pilots read tide tables to know when ships can enter "
-        "shallow ports safely at high tide.\n",
-        encoding="utf-8",
-    )
-    return folder
-
-
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     return write_corpus(tmp_path / "corpus")
@@ -101,3 +80,19 @@ def postgres_url(postgres_server: str) -> str:
     with psycopg.connect(postgres_server, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
     return postgres_server.replace("/postgres?", f"/{name}?", 1)
+
+
+@pytest.fixture(scope="session")
+def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
+    """One LangGraph Server for the whole session, as a team runs it (see langgraph_dev)."""
+    yield from start_team(tmp_path_factory.mktemp("team"))
+
+
+@pytest.fixture
+def team_scripted(team: Team) -> ScriptedBackend:
+    """A fresh script and an empty log on the team server's model, for one test."""
+    scripted = ScriptedBackend()
+    team.rig.backend = scripted
+    team.rig.wait_idle()
+    team.rig.log.clear()
+    return scripted

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,6 +35,60 @@ def make_pdf(lines: list[str]) -> bytes:
     out += "".join(f"{o:010d} 00000 n \n" for o in offsets)
     out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
     return out.encode("latin-1")
+
+
+TAVILY_KEY = "tvly-test-key"
+
+
+class TavilyServer:
+    """POST /search as Tavily answers it; 401 for any other key. Records each request."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        tavily = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                tavily.requests.append(
+                    {"path": self.path, "auth": self.headers.get("Authorization"), **body}
+                )
+                if self.headers.get("Authorization") != f"Bearer {TAVILY_KEY}":
+                    self._send(
+                        401, {"detail": {"error": "Unauthorized: missing or invalid API key."}}
+                    )
+                    return
+                results = [
+                    {
+                        "title": f"Tides explained {i}",
+                        "url": f"https://tides.example/{i}",
+                        "content": "Tides rise and fall twice a day because the Moon's "
+                        f"gravity pulls the oceans (source {i}).",
+                        "score": 0.9 - i / 10,
+                        "raw_content": None,
+                    }
+                    for i in range(int(body.get("max_results") or 5))
+                ]
+                self._send(200, {"query": body["query"], "results": results, "response_time": 0.1})
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *_args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 Route = Callable[[BaseHTTPRequestHandler], None]
@@ -193,3 +249,26 @@ def python_docs() -> Any:
         return html_root(Path(__file__).resolve().parent.parent / ".cache")
     except DocsMissing as exc:
         pytest.fail(str(exc))
+
+
+def write_corpus(folder: Path) -> Path:
+    """A small corpus about tides and the Moon, written by the test."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tides.md").write_text(
+        "# Tides\n\nTides are the rise and fall of sea levels caused by the gravitational "
+        "pull of the Moon and the Sun on the Earth's oceans. Most coasts see two high tides "
+        "a day.\n\nSpring tides happen when the Sun and Moon align; neap tides when they are "
+        "at right angles.\n",
+        encoding="utf-8",
+    )
+    (folder / "moon.txt").write_text(
+        "The Moon orbits the Earth every 27.3 days. Its gravity raises a bulge in the ocean on "
+        "the side facing it and another on the far side, which is why tides come twice a day.\n",
+        encoding="utf-8",
+    )
+    (folder / "harbours.rst").write_text(
+        "Harbours\n========\n\nHarbour pilots read tide tables to know when ships can enter "
+        "shallow ports safely at high tide.\n",
+        encoding="utf-8",
+    )
+    return folder

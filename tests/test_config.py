@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from ponder.config import Configuration, environment_values, normalise_host
+from ponder.config import Configuration, environment_values
 from ponder.errors import ConfigurationError
+from ponder.ollama_host import normalise_host
 
 
 def test_defaults_have_descriptions_for_studio() -> None:

@@ -249,8 +249,9 @@ async def test_report_tokens_stream_as_events_and_a_discarded_draft_is_announced
 async def test_langgraph_clients_get_the_report_on_the_messages_stream_and_no_json(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
-    from ponder.graphs.studio import graph
+    from ponder.graphs.main import graph_builder
 
+    graph = graph_builder().compile()  # the operator's graph: every setting per run
     scripted.overrides["text"] = GOOD_REPORT
     config = {"configurable": settings(rig, corpus)}
     nodes: set[str] = set()
@@ -265,8 +266,9 @@ async def test_langgraph_clients_get_the_report_on_the_messages_stream_and_no_js
 async def test_after_a_discarded_draft_chat_clients_get_the_checked_report_last(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
-    from ponder.graphs.studio import graph
+    from ponder.graphs.main import graph_builder
 
+    graph = graph_builder().compile()  # the operator's graph: every setting per run
     replies = iter([looping("Round and round the same words go [1].")])
     scripted.overrides["text"] = lambda _r: next(replies, GOOD_REPORT)
     config = {"configurable": settings(rig, corpus)}

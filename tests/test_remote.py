@@ -1,17 +1,17 @@
 """`ponder --server`: research on a LangGraph Server (`langgraph dev`, started here) through
 langgraph-sdk — progress, a clarifying question, resume, `ponder runs`, the report saved
-locally; the server's environment supplies the settings the caller leaves out."""
+locally; the server's environment supplies the settings the caller leaves out, and what only
+its operator sets is refused before the server is asked. The server is the session's team
+server (conftest `team`: authentication on, the caller is alice)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from langgraph_dev import TOKENS, Team
 from support import ask_once
-from test_studio import ROOT, free_port, langgraph_cli, scratch_config, stop, wait_for_url
 
 from ponder import aresearch
 from ponder.api import ClarificationNeeded
@@ -21,34 +21,26 @@ from ponder.testing import Rig, ScriptedBackend
 
 
 @pytest.fixture
-def server(tmp_path: Path, rig: Rig, corpus: Path) -> Iterator[str]:
-    """`langgraph dev` whose own environment points at the rig and names the model."""
-    cli = langgraph_cli()
-    assert cli is not None, "langgraph-cli is part of the dev extra"
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT / "src"),
-        "LANGSMITH_TRACING": "false",
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "NO_COLOR": "1",
-        "OLLAMA_HOST": rig.url,  # the server's Ollama: the caller does not say
-        "PONDER_MODEL": "scripted",
-        "PONDER_DOCS": str(corpus),  # the server's documents
-        "PONDER_DATA_DIR": str(tmp_path / "server-data"),
-        "PONDER_CACHE_DIR": str(tmp_path / "server-cache"),
-    }
-    folder = tmp_path / "server"
-    folder.mkdir()
-    command = [cli, "dev", "--no-browser", "--no-reload", "--port", str(free_port())]
-    command += ["--config", str(scratch_config(folder))]
-    process = subprocess.Popen(
-        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True, start_new_session=True,
-    )  # fmt: skip
-    try:
-        yield wait_for_url(process, [])
-    finally:
-        stop(process)
+def server(team: Team, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The team's server (authentication on; the caller is alice); its own environment points
+    at its Ollama and documents, so the caller does not say."""
+    monkeypatch.setenv("PONDER_SERVER_TOKEN", TOKENS["alice"])
+    return team.url
+
+
+@pytest.fixture
+def rig(team: Team, team_scripted: ScriptedBackend) -> Rig:
+    return team.rig
+
+
+@pytest.fixture
+def scripted(team_scripted: ScriptedBackend) -> ScriptedBackend:
+    return team_scripted
+
+
+@pytest.fixture
+def corpus(team: Team) -> Path:
+    return team.docs  # the server's documents
 
 
 def test_a_server_run_asks_pauses_and_resumes_from_the_terminal(
@@ -129,22 +121,51 @@ def test_what_only_the_server_can_check_is_left_to_it(
 
 
 def test_a_failure_on_the_server_is_shown_in_ponders_words(
-    server: str, capsys: pytest.CaptureFixture[str]
+    server: str, corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    missing = corpus / "no-such-notes"  # inside the server's folders, but not there
     code = main(["How do tides work?", "--server", server, "--search", "local", "--mode",
-                 "loop", "--ollama-url", "http://127.0.0.1:9"])  # fmt: skip
+                 "loop", "--docs", str(missing)])  # fmt: skip
     err = capsys.readouterr().err
     assert code == RemoteServerError.exit_code
-    assert "Ollama is not running at http://127.0.0.1:9" in err and "Traceback" not in err
+    assert "None of the document paths exist" in err and "Traceback" not in err
+
+
+def test_what_only_the_operator_sets_is_refused_before_the_server_is_asked(
+    server: str, team: Team, capsys: pytest.CaptureFixture[str]
+) -> None:
+    threads = len(team_threads(team))
+    code = main(["How do tides work?", "--server", server, "--ollama-url", "http://evil:11434"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "--ollama-url (ollama_base_url) is set by the server's operator" in err
+    code = main(["resume", "some-run", "--server", server, "--ollama-url", "http://evil:1"])
+    assert code == 2 and "--ollama-url (ollama_base_url)" in capsys.readouterr().err
+    assert len(team_threads(team)) == threads  # nothing reached the server
+
+
+def test_a_caller_without_a_token_is_told_what_to_set(
+    server: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("PONDER_SERVER_TOKEN")
+    code = main(["How do tides work?", "--server", server, "--search", "local"])
+    err = capsys.readouterr().err
+    assert code == RemoteServerError.exit_code
+    assert "wants a token" in err and "PONDER_SERVER_TOKEN" in err and "Traceback" not in err
+
+
+def team_threads(team: Team) -> list[object]:
+    import asyncio
+
+    return asyncio.run(team.client("alice").threads.search(limit=1000))
 
 
 async def test_a_thread_left_without_a_run_is_started_by_resume(
     server: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Ctrl-C between creating the thread and starting its run: resume starts it."""
-    from langgraph_sdk import get_client
-
-    thread = await get_client(url=server).threads.create(
+    client = team_client(server)
+    thread = await client.threads.create(
         metadata={"ponder_topic": "How do tides work?",
                   "ponder_options": {"search": "local", "mode": "loop", "max_loops": 1}},
     )  # fmt: skip
@@ -158,7 +179,7 @@ async def test_a_thread_left_without_a_run_is_started_by_resume(
     report = await aresume(run_id, server=server, max_loops=2)
     assert report.markdown.startswith("# ") and report.sources
     assert report.stats.rounds == 2  # the override applied …
-    kept = await get_client(url=server).threads.get(run_id)
+    kept = await client.threads.get(run_id)
     assert kept["metadata"]["ponder_options"]["max_loops"] == 2  # … and holds from here on
 
 
@@ -167,9 +188,7 @@ async def test_a_chat_client_sends_messages_and_follows_up_on_the_thread(
 ) -> None:
     """What Agent Chat UI does: messages in, the report back as an AI message; a follow-up
     on the same thread keeps what was found and does not search it again."""
-    from langgraph_sdk import get_client
-
-    client = get_client(url=server)
+    client = team_client(server)
     thread = (await client.threads.create())["thread_id"]
     settings = {"configurable": {"search": "local", "mode": "loop", "max_loops": 1}}
     first = await client.runs.wait(
@@ -197,3 +216,9 @@ async def test_a_chat_client_sends_messages_and_follows_up_on_the_thread(
     run = state["values"]["queries_run"]
     assert len(run) == len({q.lower() for q in run})  # nothing searched twice
     assert "How do tides work?" in run and "Who reads tide tables?" in run
+
+
+def team_client(server: str) -> Any:
+    from langgraph_sdk import get_client
+
+    return get_client(url=server, headers={"Authorization": f"Bearer {TOKENS['alice']}"})

@@ -4,72 +4,17 @@ the run with the search exit code and a message that says what to do."""
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
+from support import TAVILY_KEY as KEY
+from support import TavilyServer
 
 from ponder import research
 from ponder.errors import SearchError
 from ponder.interfaces.cli import main
 from ponder.testing import Rig
-
-KEY = "tvly-test-key"
-
-
-class TavilyServer:
-    """POST /search as Tavily answers it; 401 for any other key. Records each request."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        tavily = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                tavily.requests.append(
-                    {"path": self.path, "auth": self.headers.get("Authorization"), **body}
-                )
-                if self.headers.get("Authorization") != f"Bearer {KEY}":
-                    self._send(
-                        401, {"detail": {"error": "Unauthorized: missing or invalid API key."}}
-                    )
-                    return
-                results = [
-                    {
-                        "title": f"Tides explained {i}",
-                        "url": f"https://tides.example/{i}",
-                        "content": "Tides rise and fall twice a day because the Moon's "
-                        f"gravity pulls the oceans (source {i}).",
-                        "score": 0.9 - i / 10,
-                        "raw_content": None,
-                    }
-                    for i in range(int(body.get("max_results") or 5))
-                ]
-                self._send(200, {"query": body["query"], "results": results, "response_time": 0.1})
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *_args: Any) -> None:
-                return None
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from typing import Any
 from ponder.config import Configuration
 from ponder.errors import InvalidInputError, PonderError, RunNotFoundError
 from ponder.events import ProgressEvent
+from ponder.redact import was_redacted
 from ponder.report import Citation, Report, RunStats, SourceRef
 from ponder.services.sources import Source, source_key
 
@@ -196,7 +197,9 @@ async def stream_resume(
             f"Run '{thread_id}' is still running in another process — wait for it to finish, "
             "or stop it (Ctrl-C) and then resume."
         )
-    settings = Configuration.create(**{**record.config, **config})
+    # A stored value whose credentials were redacted comes from the environment instead.
+    stored = {key: value for key, value in record.config.items() if not was_redacted(value)}
+    settings = Configuration.create(**{**stored, **config})
     runs.start(thread_id, record.topic, settings.model_dump())
     first: Any = Command(resume=answer) if answer is not None else None
     async for item in _drive(thread_id, record.topic, settings, first, ask):
@@ -237,8 +240,10 @@ async def _drive(
     from ponder.services import runs
     from ponder.services.checkpoints import open_checkpointer
 
+    # The settings travel as LangGraph's runtime context, not in ``configurable``: LangGraph
+    # copies configurable values into checkpoint metadata, and URLs may hold credentials.
     config: RunnableConfig = {
-        "configurable": {**settings.model_dump(), "thread_id": thread_id},
+        "configurable": {"thread_id": thread_id},
         "recursion_limit": recursion_limit(settings),
     }
     started = time.perf_counter()
@@ -257,7 +262,12 @@ async def _drive(
                 # durability="sync": a step's checkpoint is on disk before the next step
                 # starts, so a SIGKILL never loses a step that had finished.
                 async for ns, mode, chunk in graph.astream(
-                    pending, config, stream_mode=["custom"], subgraphs=True, durability="sync"
+                    pending,
+                    config,
+                    context=settings,
+                    stream_mode=["custom"],
+                    subgraphs=True,
+                    durability="sync",
                 ):
                     if mode == "custom" and isinstance(chunk, dict):
                         yield ProgressEvent.from_custom(tuple(ns), chunk)

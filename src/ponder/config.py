@@ -1,9 +1,13 @@
 """One configuration model; precedence is per-run > environment > default.
 
-Per-run values come from ``RunnableConfig["configurable"]`` (Studio, the Python API) or
-LangGraph's runtime context. Environment variables are ``PONDER_<FIELD>`` plus Ollama's own
-``OLLAMA_HOST``. An environment value never overrides an explicit per-run value, even one
-that equals the default.
+Per-run values come from LangGraph's runtime context (the Python API) or
+``RunnableConfig["configurable"]`` (Studio, LangGraph Server). Environment variables are
+``PONDER_<FIELD>`` plus Ollama's own ``OLLAMA_HOST``. An environment value never overrides
+an explicit per-run value, even one that equals the default.
+
+Each field is ``Caller[...]`` or ``Operator[...]`` (:mod:`ponder.settable`): on a graph
+served to others (marked with ``SERVED_KEY``) the per-run values are a caller's, and only
+what the operator allows is taken (:mod:`ponder.callers`).
 """
 
 from __future__ import annotations
@@ -23,11 +27,19 @@ from pydantic import (
 )
 
 from ponder.errors import ConfigurationError
-
-DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+from ponder.ollama_host import DEFAULT_OLLAMA_URL, normalise_host
+from ponder.settable import Caller, Operator
 
 SearchName = Literal["duckduckgo", "searxng", "local", "hybrid", "tavily"]
 Mode = Literal["auto", "loop", "deep"]
+# Present in ``configurable`` of the graphs a server serves (graphs/studio.py). Only its
+# presence counts: a caller's config is merged over the graph's, so it can add this key or
+# change its value, never remove it.
+SERVED_KEY = "__ponder_served__"
+# Where LangGraph keeps a run's Runtime (with its context) in ``configurable``.
+_RUNTIME_KEY = "__pregel_runtime"
+# Lists of paths are split like PATH; other lists (model names hold ':') on commas.
+_PATH_LISTS = ("docs", "docs_roots")
 
 
 class McpServerSpec(BaseModel):
@@ -56,137 +68,154 @@ class Configuration(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    model: str = Field("gemma3:4b", description="Ollama model used for every step.")
-    report_model: str | None = Field(
+    model: Caller[str] = Field("gemma3:4b", description="Ollama model used for every step.")
+    report_model: Caller[str | None] = Field(
         None, description="Optional larger model used only to write the final report."
     )
-    provider: Literal["ollama", "openai"] = Field(
+    provider: Operator[Literal["ollama", "openai"]] = Field(
         "ollama",
         description="How models are reached: Ollama's API, or the OpenAI chat API that LM "
         "Studio, llama.cpp's llama-server, vLLM and LocalAI speak (see openai_base_url).",
     )
-    openai_base_url: str = Field(
+    openai_base_url: Operator[str] = Field(
         "http://127.0.0.1:1234/v1",
         description="With provider=openai: the server's /v1 address (LM Studio "
         "http://127.0.0.1:1234/v1, llama-server http://127.0.0.1:8080/v1). Key, if any, in "
         "OPENAI_API_KEY.",
     )
-    ollama_base_url: str = Field(
+    ollama_base_url: Operator[str] = Field(
         DEFAULT_OLLAMA_URL,
         description="Where Ollama listens. Defaults to OLLAMA_HOST, then 127.0.0.1:11434. "
         "Several hosts: comma-separated (a list in Python); each call goes to the least busy.",
     )
-    ollama_parallel: int = Field(
+    ollama_parallel: Operator[int] = Field(
         1,
         ge=1,
         le=64,
         description="With several Ollama hosts, calls in flight per host (Ollama's "
         "OLLAMA_NUM_PARALLEL there; 1 suits one GPU running one request at a time).",
     )
-    num_ctx: int = Field(
+    num_ctx: Operator[int] = Field(
         8192, ge=1024, le=1_048_576, description="Context window sent to Ollama on every call."
     )
-    num_predict: int = Field(
+    num_predict: Caller[int] = Field(
         1024, ge=16, le=65_536, description="Maximum tokens the model may write per call."
     )
-    temperature: float = Field(0.2, ge=0.0, le=2.0, description="Sampling temperature.")
-    keep_alive: str = Field("10m", description="How long Ollama keeps the model loaded.")
-    request_timeout: float = Field(
+    temperature: Caller[float] = Field(0.2, ge=0.0, le=2.0, description="Sampling temperature.")
+    keep_alive: Operator[str] = Field("10m", description="How long Ollama keeps the model loaded.")
+    request_timeout: Operator[float] = Field(
         300.0, gt=0, description="Seconds before one model call is abandoned and retried."
     )
-    max_retries: int = Field(
+    max_retries: Operator[int] = Field(
         2, ge=0, le=5, description="Retries of one model call on invalid output or errors."
     )
-    max_loops: int = Field(
+    max_loops: Caller[int] = Field(
         3, ge=1, le=20, description="Maximum search rounds of the research loop."
     )
-    queries_per_round: int = Field(
+    queries_per_round: Caller[int] = Field(
         3, ge=1, le=8, description="Maximum search queries generated per round."
     )
-    results_per_query: int = Field(
+    results_per_query: Caller[int] = Field(
         5, ge=1, le=20, description="Search results (distinct pages or files) kept per query."
     )
-    min_findings_to_stop: int = Field(
+    min_findings_to_stop: Caller[int] = Field(
         3,
         ge=0,
         le=20,
         description="A 'sufficient' verdict ends the loop early only when the summary has at "
         "least this many cited findings about the topic…",
     )
-    min_sources_to_stop: int = Field(
+    min_sources_to_stop: Caller[int] = Field(
         2,
         ge=0,
         le=20,
         description="…citing at least this many distinct sources. Otherwise the loop searches "
         "on while max_loops allows.",
     )
-    search: SearchName = Field(
+    search: Caller[SearchName] = Field(
         "duckduckgo",
         description="Search backend: duckduckgo, searxng, local (your documents), hybrid, or "
         "tavily (needs TAVILY_API_KEY).",
     )
-    docs: list[str] = Field(
+    docs: Caller[list[str]] = Field(
         default_factory=list,
         description="Folders or files of your own documents, for local and hybrid search.",
     )
-    embed_model: str | None = Field(
+    embed_model: Operator[str | None] = Field(
         None,
         description="Ollama embedding model (e.g. nomic-embed-text) for semantic search over "
         "your documents, fused with keyword search. Off when unset.",
     )
-    searxng_url: str = Field(
+    searxng_url: Operator[str] = Field(
         "http://127.0.0.1:8888", description="Base URL of a self-hosted SearXNG instance."
     )
-    tavily_url: str = Field(
+    tavily_url: Operator[str] = Field(
         "https://api.tavily.com",
         description="Tavily's API address (for search=tavily): change it for a gateway or proxy.",
     )
-    mcp_servers: list[McpServerSpec] = Field(
+    mcp_servers: Operator[list[McpServerSpec]] = Field(
         default_factory=list,
         description="MCP servers whose tools hybrid search includes: each {name, command or "
         "url, tools}. PONDER_MCP_SERVERS takes the same as JSON.",
     )
-    fallback: bool = Field(
+    fallback: Operator[bool] = Field(
         False,
         description="With search=searxng, try DuckDuckGo (a public engine) when SearXNG fails. "
         "Off by default: queries go only where the search setting says.",
     )
-    fetch_full_page: bool = Field(
+    fetch_full_page: Caller[bool] = Field(
         False, description="Read each web result's full page instead of only its snippet."
     )
-    allow_private_urls: bool = Field(
+    allow_private_urls: Operator[bool] = Field(
         False, description="Let the page reader fetch loopback and private-network addresses."
     )
-    cache: bool = Field(True, description="Cache search results and pages on disk.")
-    cache_ttl_hours: float = Field(24.0, gt=0, description="How long cached entries live.")
-    mode: Mode = Field(
+    cache: Caller[bool] = Field(True, description="Cache search results and pages on disk.")
+    cache_ttl_hours: Operator[float] = Field(
+        24.0, gt=0, description="How long cached entries live (the cache all runs share)."
+    )
+    mode: Caller[Mode] = Field(
         "auto",
         description="auto: loop, hand broad topics to the deep pipeline; loop: never hand "
         "off; deep: hand off at once.",
     )
-    allow_clarification: bool = Field(
+    allow_clarification: Caller[bool] = Field(
         True, description="Let the deep pipeline ask one clarifying question."
     )
-    max_concurrent_researchers: int = Field(
+    max_concurrent_researchers: Caller[int] = Field(
         3, ge=1, le=10, description="Researchers that run at once in the deep pipeline."
     )
-    max_supervisor_rounds: int = Field(
+    max_supervisor_rounds: Caller[int] = Field(
         3, ge=1, le=10, description="Maximum supervisor rounds in the deep pipeline."
     )
-    strict_citations: bool = Field(
+    strict_citations: Caller[bool] = Field(
         False,
         description="Drop the report's sentences that no source ponder read supports, "
         "instead of marking them [unsupported].",
     )
-    summary_tokens: int = Field(
+    summary_tokens: Caller[int] = Field(
         700, ge=100, le=8000, description="Length budget of the running summary, in tokens."
     )
-    evidence_tokens: int = Field(
+    evidence_tokens: Caller[int] = Field(
         1200,
         ge=200,
         le=32000,
         description="Source text shown to the model per round, in tokens: the most relevant "
         "passages of the round's sources are chosen to fill it.",
+    )
+    docs_roots: Operator[list[str]] = Field(
+        default_factory=list,
+        description="On a shared server: the folders a caller's docs must lie in (after ~, .. "
+        "and symlinks are resolved). Unset: the operator's own docs (PONDER_DOCS).",
+    )
+    caller_searches: Operator[list[SearchName] | None] = Field(
+        None,
+        description="On a shared server: the search backends a caller may choose. Unset: the "
+        "operator's own search, plus local when there are document roots.",
+    )
+    caller_models: Operator[list[str]] = Field(
+        default_factory=list,
+        description="On a shared server: models a caller may choose for model and "
+        "report_model ('*': any). Empty: the operator's models are pinned.",
     )
 
     @model_validator(mode="after")
@@ -198,7 +227,7 @@ class Configuration(BaseModel):
             )
         return self
 
-    @field_validator("docs", mode="before")
+    @field_validator(*_PATH_LISTS, mode="before")
     @classmethod
     def _docs_as_list(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -246,17 +275,25 @@ class Configuration(BaseModel):
     ) -> Configuration:
         """Resolve a node's configuration: configurable > context > environment > default.
 
-        LangGraph and Studio put their own keys (thread_id, checkpoint_ns, …) in
-        ``configurable``; only ponder's field names are read from it.
+        ``context`` defaults to the run's LangGraph runtime context. LangGraph and Studio put
+        their own keys (thread_id, checkpoint_ns, …) in ``configurable``; only ponder's field
+        names are read from it. On a served graph the per-run values are a caller's: they
+        are checked against what the operator allows, and refused if they overstep it.
         """
         configurable = dict((config or {}).get("configurable") or {})
+        if context is None:
+            context = getattr(configurable.get(_RUNTIME_KEY), "context", None)
         per_run: dict[str, Any] = {}
         if isinstance(context, BaseModel):
             per_run.update(context.model_dump(exclude_unset=True))
         elif isinstance(context, Mapping):
             per_run.update(context)
-        per_run.update({k: v for k, v in configurable.items() if k in cls.model_fields})
+        per_run.update(configurable)
         per_run = {k: v for k, v in per_run.items() if k in cls.model_fields and v is not None}
+        if SERVED_KEY in configurable:
+            from ponder.callers import served_configuration
+
+            return served_configuration(per_run)
         return _build({**environment_values(), **per_run})
 
 
@@ -283,7 +320,7 @@ def environment_values(environ: Mapping[str, str] | None = None) -> dict[str, An
         if name == "mcp_servers":  # objects, so JSON; a bad value fails validation clearly
             values[name] = _parse_json(raw)
         elif field.annotation is not None and "list" in str(field.annotation):
-            values[name] = _parse_list(raw)
+            values[name] = _parse_list(raw, os.pathsep if name in _PATH_LISTS else ",")
         else:
             values[name] = raw
     return values
@@ -296,7 +333,7 @@ def _parse_json(raw: str) -> Any:
         return raw  # left to validation, which names the field
 
 
-def _parse_list(raw: str) -> list[str]:
+def _parse_list(raw: str, separator: str) -> list[str]:
     if raw.lstrip().startswith("["):
         try:
             parsed = json.loads(raw)
@@ -304,38 +341,9 @@ def _parse_list(raw: str) -> list[str]:
             parsed = None
         if isinstance(parsed, list):
             return [str(item) for item in parsed]
-    return [part for part in raw.split(os.pathsep) if part]
-
-
-def one_host_for_the_ollama_client() -> None:
-    """The ollama package reads OLLAMA_HOST when it is imported and cannot parse a list of
-    hosts (ponder's configuration can). Call before importing it: keeps the first host
-    there; ponder itself reads the full list from its configuration."""
-    value = os.environ.get("OLLAMA_HOST", "")
-    if "," in value:
-        os.environ["OLLAMA_HOST"] = next(p.strip() for p in value.split(",") if p.strip())
-
-
-def normalise_host(value: str) -> str:
-    """Read a host the way Ollama's clients read OLLAMA_HOST.
-
-    ``example.com`` → ``http://example.com:11434``; ``:8080`` → ``http://127.0.0.1:8080``;
-    ``https://h`` → ``https://h:443``. A trailing slash is dropped.
-    """
-    text = value.strip().rstrip("/")
-    if not text:
-        return DEFAULT_OLLAMA_URL
-    scheme, sep, rest = text.partition("://")
-    if not sep:
-        scheme, rest = "http", text
-    default_port = {"http": 11434, "https": 443}.get(scheme, 11434)
-    hostport, slash, path = rest.partition("/")
-    if hostport.startswith("["):  # IPv6 literal
-        host, _, port = hostport[1:].partition("]")
-        port = port.lstrip(":")
-        host = f"[{host}]"
-    else:
-        host, _, port = hostport.partition(":")
-    host = host or "127.0.0.1"
-    port = port or str(default_port)
-    return f"{scheme}://{host}:{port}" + (f"/{path}" if slash and path else "")
+    parts = raw.split(separator)
+    return (
+        [p for p in parts if p]
+        if separator == os.pathsep
+        else [p.strip() for p in parts if p.strip()]
+    )

@@ -5,11 +5,19 @@ The CLI maps each class to one line and an exit code; tests see the real excepti
 
 from __future__ import annotations
 
+from ponder.redact import redact
+
 
 class PonderError(Exception):
-    """Base class for every error ponder raises on purpose."""
+    """Base class for every error ponder raises on purpose.
+
+    Its message never shows a URL's credentials (user:password@, a token in the query).
+    """
 
     exit_code = 1
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
 
 
 class ConfigurationError(PonderError, ValueError):
@@ -103,3 +111,7 @@ class StorageError(PonderError):
     """A data, cache or checkpoint file cannot be written."""
 
     exit_code = 7
+
+
+class CallerRefusedError(ConfigurationError):
+    """A caller of a shared server set what only the server's operator may set."""

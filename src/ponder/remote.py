@@ -6,6 +6,11 @@ langgraph-sdk. Settings travel with the run, but only those the caller set (flag
 arguments): the server's own environment supplies the rest, such as where its Ollama is.
 The server keeps the checkpoints; a run goes on there when the caller stops following it,
 and ``resume`` follows it again, answers its question, or fetches its report.
+
+Only settings a caller may choose are sent (:mod:`ponder.callers`): an operator-only one
+(an endpoint, a key's destination, MCP servers…) is refused here, before the server is
+asked. With ``PONDER_SERVER_TOKEN`` set, it is sent as a bearer token (the server's auth:
+:mod:`ponder.interfaces.langgraph_auth`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 
 import httpx
 
+from ponder.callers import caller_fields, refuse_operator_fields
 from ponder.config import Configuration
 from ponder.errors import PonderError, RunNotFoundError
 from ponder.events import ProgressEvent
@@ -37,17 +43,25 @@ class RemoteServerError(PonderError):
     exit_code = 8
 
 
+TOKEN_ENV = "PONDER_SERVER_TOKEN"
+
+
 def _client(server: str) -> Any:
+    import os
+
     from langgraph_sdk import get_client
 
+    token = os.environ.get(TOKEN_ENV, "").strip()
+    headers = {"Authorization": f"Bearer {token}"} if token else None
     # (connect, read, write, pool): a stream may be quiet for a long model call
-    return get_client(url=server.rstrip("/"), timeout=(10.0, 600.0, 60.0, 10.0))
+    return get_client(url=server.rstrip("/"), timeout=(10.0, 600.0, 60.0, 10.0), headers=headers)
 
 
 async def stream_remote(
     server: str, topic: str, *, ask: Ask | None = None, **options: Any
 ) -> AsyncIterator[ProgressEvent | Report]:
     """Start ``topic`` on the server; yield its progress, then its :class:`Report`."""
+    refuse_operator_fields(options)  # the server's operator sets those, not its callers
     Configuration.create(**options)  # a bad setting is an error here, before the server
     async with _talking_to(server):
         client = _client(server)
@@ -66,6 +80,7 @@ async def stream_remote_resume(
     **options: Any,
 ) -> AsyncIterator[ProgressEvent | Report]:  # fmt: skip
     """Follow a server run again: wait for it, answer its question, or fetch its report."""
+    refuse_operator_fields(options)
     async with _talking_to(server):
         client = _client(server)
         try:
@@ -76,11 +91,14 @@ async def stream_remote_resume(
             raise
         metadata = thread.get("metadata") or {}
         topic = str(metadata.get("ponder_topic") or "")
+        # Only what a caller may send (a thread started before that rule may hold more).
+        stored = dict(metadata.get("ponder_options") or {})
+        stored = {key: value for key, value in stored.items() if key in caller_fields()}
         if options:  # overrides hold from here on, as for a local run
-            options = {**(metadata.get("ponder_options") or {}), **options}
+            options = {**stored, **options}
             await client.threads.update(thread_id, metadata={**metadata, "ponder_options": options})
         else:
-            options = dict(metadata.get("ponder_options") or {})
+            options = stored
         for run in await client.runs.list(thread_id, status="running"):
             joined = client.runs.join_stream(thread_id, run["run_id"])
             async for event in _progress(client, thread_id, joined):
@@ -235,6 +253,14 @@ def _status_code(exc: Exception) -> int | None:
     return getattr(response, "status_code", None)
 
 
+def _detail(exc: Exception) -> str:
+    """The server's own words: the ``detail`` of its JSON answer, else its text."""
+    response = getattr(exc, "response", None)
+    with contextlib.suppress(Exception):
+        return str(response.json()["detail"])  # type: ignore[union-attr]
+    return str(getattr(response, "text", ""))[:300]
+
+
 @asynccontextmanager
 async def _talking_to(server: str) -> AsyncIterator[None]:
     """Connection and HTTP failures of the server become RemoteServerError."""
@@ -249,6 +275,14 @@ async def _talking_to(server: str) -> AsyncIterator[None]:
         raise
     except Exception as exc:
         status = _status_code(exc)
+        if status == 401:
+            raise RemoteServerError(
+                f"The LangGraph server at {server} wants a token ({_detail(exc)}) — set "
+                f"{TOKEN_ENV} to the one its operator gave you."
+            ) from None
+        if status == 403:
+            detail = _detail(exc)
+            raise RemoteServerError(f"The LangGraph server at {server} refused: {detail}") from None
         if status is not None:
             body = str(getattr(getattr(exc, "response", None), "text", ""))[:200]
             raise RemoteServerError(

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from annotated_types import Le
+from langchain_core.runnables import RunnableConfig
 
-from ponder.config import Configuration
+from ponder.config import SERVED_KEY, Configuration
 from ponder.graphs.deep import deep_builder
 from ponder.graphs.loop import recursion_limit
 from ponder.graphs.main import graph_builder
@@ -34,8 +35,10 @@ RECURSION_LIMIT = recursion_limit(
     )
 )
 
-graph: Any = graph_builder().compile(name="ponder").with_config(recursion_limit=RECURSION_LIMIT)
+SERVED = RunnableConfig(recursion_limit=RECURSION_LIMIT, configurable={SERVED_KEY: True})
+
+graph: Any = graph_builder().compile(name="ponder").with_config(SERVED)
 """The full agent: the research loop, handing broad topics to the deep pipeline."""
 
-deep: Any = deep_builder().compile(name="ponder-deep").with_config(recursion_limit=RECURSION_LIMIT)
+deep: Any = deep_builder().compile(name="ponder-deep").with_config(SERVED)
 """The deep pipeline alone: clarify → brief → supervisor ⇄ researchers → final report."""

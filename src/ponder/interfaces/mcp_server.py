@@ -7,10 +7,15 @@ with file and location) and ``resume`` (a run id and an answer). A clarifying qu
 goes to the client through elicitation when it supports that — mid-call on protocol
 revisions up to 2025-11-25, as an input-required result (the client asks, then calls
 again) on 2026-07-28 — and otherwise comes back as a result that says how to answer it
-with ``resume``. Settings come from the environment
-exactly as for the CLI (``PONDER_MODEL``, ``OLLAMA_HOST``, ``PONDER_DOCS``…).
+with ``resume``. Settings come from the environment exactly as for the CLI
+(``PONDER_MODEL``, ``OLLAMA_HOST``, ``PONDER_DOCS``…): the environment is the operator's.
 
-Served over stdio (the default) or, with ``--http PORT``, over streamable HTTP.
+The client is a caller, often an agent acting on text it read: its ``search`` must be one
+the operator enables and its ``docs`` must lie in the operator's document folders
+(:mod:`ponder.callers`), and ``resume`` continues only runs this server started.
+
+Served over stdio (the default) or, with ``--http PORT``, over streamable HTTP (who may
+call: :mod:`ponder.interfaces.mcp_http`).
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
+from ponder.callers import served_options
 from ponder.errors import PonderError
 from ponder.events import ProgressEvent
+from ponder.interfaces.mcp_http import check_listening, server_auth, transport_security
 from ponder.report import Report
 
 INSTRUCTIONS = (
@@ -42,14 +49,15 @@ INSTRUCTIONS = (
 
 
 ANSWER_KEY = "clarification"  # the key of our one input request
+RUN_PREFIX = "mcp-"  # the ids of the runs this server starts, the only ones it resumes
 
 
 class Answer(BaseModel):
     answer: str = Field(description="Your answer to the research's clarifying question")
 
 
-def build_server() -> MCPServer:
-    server = MCPServer("ponder", instructions=INSTRUCTIONS)
+def build_server(**auth: Any) -> MCPServer:
+    server = MCPServer("ponder", instructions=INSTRUCTIONS, **auth)
 
     @server.tool()
     async def research(
@@ -66,16 +74,20 @@ def build_server() -> MCPServer:
         auto. search: where to look (local = the user's documents, given in docs).
         max_loops: at most this many search rounds.
         """
-        from ponder.api import stream, stream_resume
+        from ponder.api import new_thread_id, stream
 
         if (answered := _answered(ctx)) is not None:  # the client answered our question
-            run_id, answer = answered
-            return await _run(stream_resume(run_id, answer, ask=_asker(ctx)), ctx)
+            return await _resume(*answered, ctx)
         options: dict[str, Any] = {
             "mode": mode, "search": search, "docs": docs, "max_loops": max_loops
         }  # fmt: skip
         chosen = {key: value for key, value in options.items() if value is not None}
-        return await _run(stream(question, ask=_asker(ctx), **chosen), ctx)
+        try:
+            allowed = served_options(chosen)
+        except PonderError as exc:
+            return _error(str(exc))
+        run_id = RUN_PREFIX + new_thread_id()
+        return await _run(stream(question, thread_id=run_id, ask=_asker(ctx), **allowed), ctx)
 
     @server.tool()
     async def resume(
@@ -83,11 +95,9 @@ def build_server() -> MCPServer:
     ) -> CallToolResult | InputRequiredResult:
         """Continue a research run: answer its clarifying question, or finish a run that
         stopped. Returns the report like `research`."""
-        from ponder.api import stream_resume
-
         if (answered := _answered(ctx)) is not None:
             run_id, answer = answered
-        return await _run(stream_resume(run_id, answer, ask=_asker(ctx)), ctx)
+        return await _resume(run_id, answer, ctx)
 
     @server.tool()
     async def search_documents(
@@ -101,7 +111,8 @@ def build_server() -> MCPServer:
         from ponder.services.search import make_search
 
         try:
-            config = Configuration.create(search="local", **({"docs": docs} if docs else {}))
+            chosen = {"search": "local", **({"docs": docs} if docs else {})}
+            config = Configuration.create(**served_options(chosen))
             warnings: list[str] = []
             backend = await asyncio.to_thread(make_search, config, warnings.append)
             found = await backend.search(query, max(1, min(limit, 20)))
@@ -118,6 +129,17 @@ def build_server() -> MCPServer:
         )
 
     return server
+
+
+async def _resume(
+    run_id: str, answer: str | None, ctx: Context
+) -> CallToolResult | InputRequiredResult:
+    """Continue one of this server's runs; any other id is unknown to a caller."""
+    from ponder.api import stream_resume
+
+    if not run_id.startswith(RUN_PREFIX):
+        return _error(f"No run with id {run_id!r} on this server — start one with `research`.")
+    return await _run(stream_resume(run_id, answer, ask=_asker(ctx)), ctx)
 
 
 def _modern(ctx: Context) -> bool:
@@ -223,9 +245,12 @@ def _error(message: str) -> CallToolResult:
 
 def serve(http_port: int | None = None, host: str = "127.0.0.1") -> int:
     """Serve until stopped: stdio, or streamable HTTP at http://HOST:PORT/mcp."""
-    server = build_server()
     if http_port is None:
-        server.run()
-    else:
-        server.run("streamable-http", host=host, port=http_port)
+        build_server().run()
+        return 0
+    check_listening(host)
+    server = build_server(**server_auth(host, http_port))
+    server.run(
+        "streamable-http", host=host, port=http_port, transport_security=transport_security(host)
+    )
     return 0

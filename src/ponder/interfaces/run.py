@@ -27,7 +27,17 @@ from ponder.interfaces.cli import Interrupted
 from ponder.interfaces.progress import ProgressView
 from ponder.report import Report
 
-FLAGS = {"max_loops": "--loops", "ollama_base_url": "--ollama-url", "docs": "--docs"}
+FLAGS = {
+    "max_loops": "--loops",
+    "ollama_base_url": "--ollama-url",
+    "docs": "--docs",
+    "openai_base_url": "--openai-url",
+    "provider": "--provider",
+    "embed_model": "--embed-model",
+    "searxng_url": "--searxng-url",
+    "fallback": "--fallback",
+    "model": "--model",
+}
 
 
 def research_command(question: str, options: dict[str, Any], args: argparse.Namespace) -> int:
@@ -63,6 +73,10 @@ def resume_command(thread_id: str, answer: str | None, args: argparse.Namespace)
         for key, value in (("model", args.model), ("ollama_base_url", args.ollama_url))
         if value is not None
     }
+    if server is not None:
+        from ponder.callers import refuse_operator_fields
+
+        refuse_operator_fields(overrides, FLAGS)
     events = stream_resume(
         thread_id, answer, ask=make_ask(view), force=args.force, server=server, **overrides
     )
@@ -77,8 +91,11 @@ def check_options(options: dict[str, Any], remote: bool = False) -> None:
     """Validate the configuration now, naming flags rather than field names. What only
     the machine that runs the research can check (documents, keys) is left to the server
     when the run is ``remote``."""
+    from ponder.callers import refuse_operator_fields
     from ponder.config import Configuration
 
+    if remote:  # a server's operator sets those; say so before asking it
+        refuse_operator_fields(options, FLAGS)
     try:
         settings = Configuration.create(**options)
     except ConfigurationError as exc:

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from langchain_core.runnables import RunnableConfig
 
 from ponder.config import Configuration
+from ponder.redact import redact
 from ponder.services.llm import LLM, Usage
 from ponder.services.stats import merge_stats
 
@@ -28,6 +29,7 @@ class NodeContext:
         return LLM(self.config, role=role, usage=self.usage, warn=self.warn, on_event=self.emit)
 
     def warn(self, message: str) -> None:
+        message = redact(message)  # warnings are kept in the run's state and shown
         self.warnings.append(message)
         self.emit("warning", message=message)
 
@@ -54,7 +56,7 @@ class NodeContext:
             "generations_stopped": self.usage.stopped,
             **self.counters,
             "node_seconds": {self.name: round(seconds, 6)},
-            "host_calls": dict(self.usage.host_calls),
+            "host_calls": {redact(host): n for host, n in self.usage.host_calls.items()},
             "warnings": list(self.warnings),
         }
 

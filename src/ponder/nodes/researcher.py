@@ -34,10 +34,10 @@ async def research_subtopic(
     from ponder.graphs.loop import recursion_limit
 
     ctx.emit("researcher", topic=task["topic"], status="started")
-    # The checkpointer, namespace and stream writer are inherited from LangGraph's context.
-    config = RunnableConfig(
-        configurable=ctx.config.model_dump(), recursion_limit=recursion_limit(ctx.config)
-    )
+    # The checkpointer, namespace, stream writer and the run's settings (its configurable
+    # and runtime context) are inherited from LangGraph's context; on a served graph the
+    # researcher's nodes check the caller's settings again, as every node does.
+    config = RunnableConfig(recursion_limit=recursion_limit(ctx.config))
     try:
         output = await loop_graph.ainvoke(dict(task), config)
     except (GraphInterrupt, OllamaUnavailableError, ModelNotFoundError, SearchError):

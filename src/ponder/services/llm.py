@@ -22,7 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel, ValidationError
 
-from ponder.config import Configuration, one_host_for_the_ollama_client
+from ponder.config import Configuration
 from ponder.errors import (
     ModelCallError,
     ModelNotFoundError,
@@ -31,6 +31,7 @@ from ponder.errors import (
     OllamaUnavailableError,
     PonderError,
 )
+from ponder.ollama_host import one_host_for_the_ollama_client
 from ponder.services import budget, guard
 from ponder.services.hosts import REST_SECONDS, NoHostLeft, host_pool
 from ponder.services.thinking import extract_json, strip_thinking

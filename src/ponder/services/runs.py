@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from ponder.errors import StorageError
 from ponder.paths import data_dir, database_url
+from ponder.redact import redact, redact_value
 
 Status = Literal["running", "waiting", "done", "interrupted", "failed"]
 
@@ -138,7 +139,8 @@ def _storage_error(exc: Exception) -> StorageError:
 
 
 # Not kept with a run (the history may be a shared database): MCP servers carry tokens in
-# their env and URLs. A resumed run takes them from the environment (or resume's kwargs).
+# their env and URLs; a URL's credentials are kept as REDACTED. A resumed run takes those
+# from the environment (or resume's kwargs).
 NOT_STORED = ("mcp_servers",)
 
 
@@ -146,6 +148,7 @@ def start(thread_id: str, topic: str, config: dict[str, Any]) -> None:
     """Record a run as running; a history that cannot be written stops the run clearly."""
     now = time.time()
     config = {key: value for key, value in config.items() if key not in NOT_STORED}
+    config = redact_value(config)  # a URL's credentials: resume takes them from the env
     with _database() as db:
         db.execute(
             f"INSERT INTO {{runs}} ({_COLUMNS}) VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL, ?, ?)"
@@ -164,7 +167,7 @@ def finish(
             db.execute(
                 "UPDATE {runs} SET status=?, updated=?, output=COALESCE(?, output), message=? "
                 "WHERE thread_id=?",
-                (status, time.time(), output, message, thread_id),
+                (status, time.time(), output, message and redact(message), thread_id),
             )
     except StorageError:
         return False

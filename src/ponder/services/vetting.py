@@ -4,8 +4,8 @@ Schemas guarantee the form of an answer; these checks guard its substance, so a 
 cannot spoil the research:
 
 - a search query must be about the research: it shares a content word with the topic, the
-  brief, the summary or the named gap, and does not echo the prompt. A query that fails is
-  replaced by one built from the topic and the gap;
+  brief, the summary or the named gap, does not echo the prompt and is not an address. A
+  query that fails is replaced by one built from the topic and the gap;
 - a claim in the summary must say something a source it cites says: no placeholders or
   bare titles, no duplicates, no restated question, no copied instructions, and most of
   its words found in the cited source;
@@ -39,6 +39,7 @@ _FIRST_PERSON = re.compile(
     r"\s*(i'm|i've|i'd|my\s|i\s+(am|was|want|have|need|think|would|will|do|can)\b)",
     re.IGNORECASE,
 )
+_ADDRESS = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://|\bwww\.[a-z0-9-]+\.")
 _REPLACEMENT_SUFFIXES = ("examples", "explained", "overview", "details", "")
 # Words addressed to a model, not said about the world: a page's injected instructions
 # that a model restated as a "finding" ("Ignore your previous instructions and…").
@@ -69,8 +70,12 @@ class VettedQueries:
 
 
 def is_junk_query(query: str, context: Sequence[str]) -> bool:
-    """A query that cannot reach the evidence: no words, an echo, or off the topic."""
+    """A query that cannot reach the evidence: no words, an echo, an address, or off the
+    topic. An address (``http://…``, ``www.…``) is what a page's instructions look like in
+    a query, and no search engine answers one."""
     if not has_words(query) or guard.echoed_words(query) >= guard.ECHO_NGRAM:
+        return True
+    if _ADDRESS.search(query):
         return True
     return not shares_content(query, context)
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import httpx
 
-from ponder.config import one_host_for_the_ollama_client
 from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
+from ponder.ollama_host import one_host_for_the_ollama_client
 
 BATCH = 32  # passages per request: big enough to keep the model busy, small enough to retry
 

@@ -1,0 +1,142 @@
+"""Who may call a LangGraph Server that serves ponder, and what each caller sees.
+
+LangGraph's own custom auth (``"auth"`` in ``langgraph.json``): a bearer token per user,
+from the server's environment, ``PONDER_SERVER_TOKENS`` — ``alice=TOKEN,bob=TOKEN`` or a
+JSON object ``{"alice": "TOKEN"}``. A request without a known token gets 401. Each thread
+(and the runs on it) belongs to the user who created it: another user can neither list,
+read, resume nor delete it. A run or an assistant whose settings overstep what a caller may
+set is refused (403), and one with an invalid value (422), before it is stored; the graph
+refuses the same by itself (``ponder.graphs.studio``), so the check also holds without this
+handler. Everything else (scheduled runs, the key-value store) is refused: ponder uses
+neither.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+from typing import Any
+
+from langgraph_sdk import Auth
+
+from ponder.callers import served_configuration
+from ponder.errors import CallerRefusedError, ConfigurationError
+
+TOKENS_ENV = "PONDER_SERVER_TOKENS"
+
+auth = Auth()
+
+
+def server_tokens(raw: str | None = None) -> dict[str, str]:
+    """User name → token, from ``PONDER_SERVER_TOKENS``."""
+    text = (os.environ.get(TOKENS_ENV, "") if raw is None else raw).strip()
+    if text.startswith("{"):
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError:
+            return {}
+        pairs: list[tuple[Any, Any]] = list(parsed.items()) if isinstance(parsed, dict) else []
+    else:
+        pairs = [(n, t) for n, _, t in (p.partition("=") for p in text.split(","))]
+    tokens = {str(name).strip(): str(token).strip() for name, token in pairs}
+    return {name: token for name, token in tokens.items() if name and token}
+
+
+def _unauthorized(detail: str) -> Auth.exceptions.HTTPException:
+    return Auth.exceptions.HTTPException(
+        status_code=401, detail=detail, headers={"WWW-Authenticate": "Bearer"}
+    )
+
+
+@auth.authenticate
+async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
+    tokens = server_tokens()
+    if not tokens:
+        raise _unauthorized(
+            f"This server accepts no callers yet: its operator sets {TOKENS_ENV} (user=token,...)."
+        )
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise _unauthorized(
+            "Send your token as 'Authorization: Bearer TOKEN' (ponder: PONDER_SERVER_TOKEN)."
+        )
+    user = None
+    for name, expected in tokens.items():  # compare with every token, in constant time
+        if hmac.compare_digest(token.strip().encode(), expected.encode()):
+            user = name
+    if user is None:
+        raise _unauthorized("Unknown token — ask the server's operator for yours.")
+    return {"identity": user}
+
+
+@auth.on
+async def refuse_the_rest(ctx: Auth.types.AuthContext, value: Any) -> bool:
+    """Default deny: scheduled runs, the store, and anything a later server version adds."""
+    return False
+
+
+def _owned(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
+    """Stamp the caller as owner of what it creates or changes; see only its own."""
+    metadata = value.get("metadata")
+    if metadata is None:
+        value["metadata"] = metadata = {}
+    metadata["owner"] = ctx.user.identity  # in place: the server keeps its own reference
+    return {"owner": ctx.user.identity}
+
+
+def _vet_settings(*layers: Any) -> None:
+    """Refuse a run's or an assistant's settings that a caller may not send (403), or that
+    are not valid settings at all (422), before anything is stored."""
+    values: dict[str, Any] = {}
+    for layer in layers:
+        if isinstance(layer, dict):
+            values.update(layer)
+    try:
+        served_configuration(values)
+    except CallerRefusedError as exc:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=str(exc)) from None
+    except ConfigurationError as exc:
+        raise Auth.exceptions.HTTPException(status_code=422, detail=str(exc)) from None
+
+
+@auth.on.threads.create
+async def create_thread(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
+    return _owned(ctx, value)
+
+
+@auth.on.threads.update
+async def update_thread(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
+    return _owned(ctx, value)
+
+
+@auth.on(resources=["threads"], actions=["read", "search", "delete"])
+async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
+    return {"owner": ctx.user.identity}
+
+
+@auth.on.threads.create_run
+async def create_run(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
+    kwargs = value.get("kwargs") or {}
+    config = kwargs.get("config") or {}
+    _vet_settings(config.get("configurable"), kwargs.get("context"))
+    return _owned(ctx, value)
+
+
+@auth.on(resources=["assistants"], actions=["create", "update"])
+async def write_assistant(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
+    config = value.get("config") or {}
+    _vet_settings(config.get("configurable"), value.get("context"))
+    return _owned(ctx, value)
+
+
+@auth.on.assistants.delete
+async def delete_assistant(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
+    return {"owner": ctx.user.identity}
+
+
+@auth.on(resources=["assistants"], actions=["read", "search"])
+async def read_assistants(ctx: Auth.types.AuthContext, value: Any) -> bool:
+    """Assistants are shared: they hold only settings a caller may send, and the graph
+    ("ponder") must stay readable to everyone."""
+    return True

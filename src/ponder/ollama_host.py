@@ -1,0 +1,41 @@
+"""Ollama's own conventions for where it listens: ``OLLAMA_HOST`` read as its clients read it."""
+
+from __future__ import annotations
+
+import os
+
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+
+
+def one_host_for_the_ollama_client() -> None:
+    """The ollama package reads OLLAMA_HOST when it is imported and cannot parse a list of
+    hosts (ponder's configuration can). Call before importing it: keeps the first host
+    there; ponder itself reads the full list from its configuration."""
+    value = os.environ.get("OLLAMA_HOST", "")
+    if "," in value:
+        os.environ["OLLAMA_HOST"] = next(p.strip() for p in value.split(",") if p.strip())
+
+
+def normalise_host(value: str) -> str:
+    """Read a host the way Ollama's clients read OLLAMA_HOST.
+
+    ``example.com`` → ``http://example.com:11434``; ``:8080`` → ``http://127.0.0.1:8080``;
+    ``https://h`` → ``https://h:443``. A trailing slash is dropped.
+    """
+    text = value.strip().rstrip("/")
+    if not text:
+        return DEFAULT_OLLAMA_URL
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "http", text
+    default_port = {"http": 11434, "https": 443}.get(scheme, 11434)
+    hostport, slash, path = rest.partition("/")
+    if hostport.startswith("["):  # IPv6 literal
+        host, _, port = hostport[1:].partition("]")
+        port = port.lstrip(":")
+        host = f"[{host}]"
+    else:
+        host, _, port = hostport.partition(":")
+    host = host or "127.0.0.1"
+    port = port or str(default_port)
+    return f"{scheme}://{host}:{port}" + (f"/{path}" if slash and path else "")

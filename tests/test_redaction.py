@@ -1,0 +1,76 @@
+"""Secrets go only where the operator sent them: a URL's credentials (user:password@, a
+token in the query) are used for that URL and appear nowhere else — not in the run history,
+the checkpoints, the report's statistics, warnings or error messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import ask_once
+
+from ponder import aresearch, aresume
+from ponder.api import ClarificationNeeded
+from ponder.errors import OllamaUnavailableError
+from ponder.interfaces.cli import main
+from ponder.redact import redact
+from ponder.services import runs
+from ponder.testing import Rig, ScriptedBackend
+
+SECRET = "hunter2-5e1c"
+
+
+def test_credentials_in_urls_are_redacted_and_nothing_else_is() -> None:
+    assert (
+        redact(f"at http://scout:{SECRET}@gpu:11434/v1 now")
+        == "at http://scout:REDACTED@gpu:11434/v1 now"
+    )
+    assert redact(f"https://h/s?q=tides&api_key={SECRET}&x=1") == (
+        "https://h/s?q=tides&api_key=REDACTED&x=1"
+    )
+    for name in ("token", "access_token", "key", "sig", "password", "X-Amz-Signature"):
+        assert SECRET not in redact(f"https://h/p?{name}={SECRET}")
+    plain = "https://en.wikipedia.org/wiki/Tide?action=raw#Moon, postgresql://ponder@db/x"
+    assert redact(plain) == plain
+
+
+def test_error_messages_never_show_the_credentials() -> None:
+    error = OllamaUnavailableError(f"http://scout:{SECRET}@127.0.0.1:9")
+    assert SECRET not in str(error) and "http://scout:REDACTED@127.0.0.1:9" in str(error)
+
+
+def stored_bytes(folder: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
+
+
+async def test_a_run_keeps_its_credentials_out_of_everything_it_stores(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path, isolated: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """Ollama behind a proxy with basic auth: the run works, pauses, and resumes with the
+    credentials from the environment, and stores them nowhere."""
+    with_credentials = rig.url.replace("http://", f"http://scout:{SECRET}@")
+    ask_once(scripted)
+    settings = {"model": "scripted", "search": "local", "docs": [str(corpus)], "mode": "deep"}
+    with pytest.raises(ClarificationNeeded) as paused:
+        await aresearch("Tides and harbours", ollama_base_url=with_credentials, **settings)
+    thread = paused.value.thread_id
+    assert runs.get(thread).config["ollama_base_url"].startswith("http://scout:REDACTED@")
+    monkeypatch.setenv("OLLAMA_HOST", with_credentials)  # where a resumed run finds them
+    calls = len(rig.chat_log())
+    report = await aresume(thread, "The Atlantic coast")
+    assert len(rig.chat_log()) > calls  # it ran on, at the real address
+    assert SECRET not in report.model_dump_json()
+    assert all(host.startswith("http://scout:REDACTED@") for host in report.stats.host_calls)
+    assert SECRET.encode() not in stored_bytes(isolated / "data")
+
+
+def test_a_failure_says_where_without_saying_the_secret(
+    corpus: Path, isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["How do tides work?", "--search", "local", "--docs", str(corpus),
+                 "--ollama-url", f"http://scout:{SECRET}@127.0.0.1:9"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == OllamaUnavailableError.exit_code
+    assert "scout:REDACTED@127.0.0.1:9" in err and SECRET not in err
+    assert SECRET.encode() not in stored_bytes(isolated / "data")

@@ -1,0 +1,206 @@
+"""A hostile caller of `ponder mcp`, through the official MCP client over stdio and
+streamable HTTP: documents outside the operator's folders, backends the operator did not
+enable and runs the server did not start are refused with a message, and the server goes on
+serving; on loopback the SDK's Host/Origin checks stand, and off loopback a bearer token is
+required (401 without it)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+from support import write_corpus
+from test_mcp import text_of
+
+from ponder import aresearch
+from ponder.testing import Rig, ScriptedBackend
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+TOKEN = "mcp-token-5b9d"
+SECRET = "secret-ledger-4417"
+
+
+@pytest.fixture(scope="module")
+def disk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The server's disk: the operator's documents, and a folder it never offered."""
+    root = tmp_path_factory.mktemp("mcp-disk")
+    write_corpus(root / "docs")
+    (root / "private").mkdir()
+    (root / "private" / "payroll.md").write_text(f"Tide bonus: {SECRET}.\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def mcp_rig() -> Iterator[Rig]:
+    with Rig(ScriptedBackend(), models=("scripted",)) as running:
+        yield running
+
+
+def operator_env(rig: Rig, disk: Path, **extra: str) -> dict[str, str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("PONDER_", "OLLAMA_"))}
+    return {
+        **clean,
+        "PYTHONPATH": str(SRC),
+        "OLLAMA_HOST": rig.url,
+        "PONDER_MODEL": "scripted",
+        "PONDER_SEARCH": "local",
+        "PONDER_DOCS": str(disk / "docs"),
+        "PONDER_DATA_DIR": str(disk / "data"),
+        "PONDER_CACHE_DIR": str(disk / "cache"),
+        **extra,
+    }
+
+
+def is_refused(result: types.CallToolResult, *words: str) -> bool:
+    text = text_of(result)
+    return bool(result.is_error) and all(w in text for w in words) and SECRET not in text
+
+
+async def test_stdio_refuses_what_a_caller_may_not_choose_and_goes_on(
+    mcp_rig: Rig, disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A run the operator made on this machine, with the CLI (same data folder).
+    monkeypatch.setenv("PONDER_DATA_DIR", str(disk / "data"))
+    theirs = await aresearch(
+        "What is the tide bonus?", model="scripted", ollama_base_url=mcp_rig.url,
+        search="local", docs=[str(disk / "private")], mode="loop", max_loops=1,
+    )  # fmt: skip
+    assert SECRET in str(theirs.sources)
+    calls = len(mcp_rig.chat_log())
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "ponder", "mcp"], env=operator_env(mcp_rig, disk)
+    )
+    outside = [str(disk / "private"), str(disk / "docs" / ".." / "private")]
+    async with Client(params) as client:
+        for folder in outside:
+            result = await client.call_tool(
+                "research", {"question": "What is the tide bonus?", "docs": [folder]}
+            )
+            assert is_refused(result, "outside this server's document folders"), text_of(result)
+            found = await client.call_tool(
+                "search_documents", {"query": "tide bonus", "docs": [folder]}
+            )
+            assert is_refused(found, "outside this server's document folders"), text_of(found)
+        result = await client.call_tool("research", {"question": "Tides?", "search": "tavily"})
+        assert is_refused(result, "search='tavily' is not enabled here")
+        result = await client.call_tool("resume", {"run_id": theirs.thread_id})
+        assert is_refused(result, f"No run with id {theirs.thread_id!r} on this server")
+        assert len(mcp_rig.chat_log()) == calls  # none of it reached the model
+        # The server goes on, and a caller's own choices hold.
+        found = await client.call_tool("search_documents", {"query": "pilots tide tables"})
+        done = await client.call_tool(
+            "research", {"question": "How do tides work?", "mode": "loop", "max_loops": 1}
+        )
+    assert not found.is_error and "harbours.rst" in text_of(found)
+    assert not done.is_error and text_of(done).startswith("# ")
+    assert (done.structured_content or {})["run_id"].startswith("mcp-")
+
+
+def serve_http(env: dict[str, str], host: str) -> tuple[subprocess.Popen[bytes], int]:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ponder", "mcp", "--http", str(port), "--host", host],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return process, port
+        assert process.poll() is None and time.monotonic() < deadline, "no HTTP server"
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def loopback(mcp_rig: Rig, disk: Path) -> Iterator[str]:
+    process, port = serve_http(operator_env(mcp_rig, disk), "127.0.0.1")
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def networked(mcp_rig: Rig, disk: Path) -> Iterator[str]:
+    """Listening on every address, so a token is required."""
+    process, port = serve_http(operator_env(mcp_rig, disk, PONDER_MCP_TOKEN=TOKEN), "0.0.0.0")
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "probe", "version": "0"}},
+}  # fmt: skip
+ACCEPT = {"Accept": "application/json, text/event-stream"}
+
+
+async def test_on_loopback_a_rebound_name_or_a_foreign_page_is_turned_away(
+    loopback: str,
+) -> None:
+    async with httpx.AsyncClient() as http:
+        rebound = await http.post(loopback, json=INITIALIZE,
+                                  headers={**ACCEPT, "Host": "evil.example:80"})  # fmt: skip
+        foreign = await http.post(loopback, json=INITIALIZE,
+                                  headers={**ACCEPT, "Origin": "http://evil.example"})  # fmt: skip
+        own = await http.post(loopback, json=INITIALIZE, headers=ACCEPT)
+    assert rebound.status_code == 421 and foreign.status_code == 403
+    assert own.status_code == 200
+    async with Client(loopback) as client:  # the official client, as a local agent uses it
+        found = await client.call_tool("search_documents", {"query": "tide bonus", "docs": ["/"]})
+    assert is_refused(found, "outside this server's document folders")
+
+
+async def test_off_loopback_a_token_is_required(networked: str) -> None:
+    async with httpx.AsyncClient() as http:
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}):
+            answer = await http.post(networked, json=INITIALIZE, headers={**ACCEPT, **headers})
+            assert answer.status_code == 401, answer.text
+    with pytest.raises(ExceptionGroup) as failed:  # the official client, without the token
+        async with Client(networked) as client:
+            await client.list_tools()
+    assert failed.group_contains(MCPError)
+    authorised = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+    async with (
+        authorised,
+        Client(streamable_http_client(networked, http_client=authorised)) as client,
+    ):
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        found = await client.call_tool("search_documents", {"query": "pilots tide tables"})
+        escaped = await client.call_tool(
+            "search_documents", {"query": "tide bonus", "docs": ["~", "/"]}
+        )
+    assert names == {"research", "resume", "search_documents"}
+    assert "harbours.rst" in text_of(found)
+    assert is_refused(escaped, "outside this server's document folders")
+
+
+def test_listening_off_loopback_without_a_token_is_refused_before_binding(
+    mcp_rig: Rig, disk: Path
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ponder", "mcp", "--http", "0", "--host", "0.0.0.0"],
+        env=operator_env(mcp_rig, disk), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "PONDER_MCP_TOKEN" in done.stderr and "Traceback" not in done.stderr
