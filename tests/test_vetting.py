@@ -203,3 +203,9 @@ def test_a_pages_instructions_to_a_model_are_no_finding() -> None:
         "Harbour pilots follow the port's rules for tides at night.",
     ):
         assert not is_empty_claim(finding, topic), finding
+
+
+def test_a_block_repeated_at_the_very_end_of_a_text_is_judged_without_error() -> None:
+    text = "A first sentence here. A second one follows.\n" * 2 + "A first sentence here."
+    assert guard.problem(text) is None  # two copies and a part of a third: no loop yet
+    assert guard.problem(text + " A second one follows.\n") is not None

@@ -152,15 +152,16 @@ def _repeated_block(units: list[Unit]) -> Loop | None:
     return None
 
 
-def _same(a: list[Unit], b: list[Unit]) -> bool:
-    return all(x.kind == y.kind and x.key == y.key for x, y in zip(a, b, strict=True))
+def _same(block: list[Unit], units: list[Unit]) -> bool:
+    """Whether ``units`` begin with a copy of ``block``."""
+    return len(units) >= len(block) and all(
+        x.kind == y.kind and x.key == y.key for x, y in zip(block, units, strict=False)
+    )
 
 
 def _more_copies(units: list[Unit], at: int, block: list[Unit]) -> int:
     count = 0
-    while units[at : at + len(block)] and _same(block, units[at : at + len(block)]):
-        if len(units[at : at + len(block)]) < len(block):
-            break
+    while len(units[at : at + len(block)]) == len(block) and _same(block, units[at:]):
         count += 1
         at += len(block)
     return count
