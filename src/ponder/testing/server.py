@@ -435,8 +435,9 @@ class _Handler(BaseHTTPRequestHandler):
         pieces = iter(reply.pieces or ())
         if not request.stream:
             text = "".join(itertools.islice(pieces, limit))
-            _close(pieces)
-            self._reply(Reply(text, prompt_tokens=reply.prompt_tokens), request, entry)
+            _finish(pieces)
+            counted = Reply(text, prompt_tokens=reply.prompt_tokens, eval_tokens=reply.eval_tokens)
+            self._reply(counted, request, entry)
             return
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
@@ -448,6 +449,7 @@ class _Handler(BaseHTTPRequestHandler):
                 entry.pieces_sent += 1
                 if reply.piece_delay:
                     time.sleep(reply.piece_delay)
+            _finish(pieces)
             entry.prompt_tokens = reply.prompt_tokens or max(entry.prompt_chars // 4, 1)
             entry.eval_tokens = reply.eval_tokens or entry.pieces_sent
             entry.end = time.time()
@@ -561,6 +563,14 @@ def _final(entry: LogEntry) -> dict[str, Any]:
         "eval_count": entry.eval_tokens,
         "eval_duration": elapsed_ns // 2,
     }
+
+
+def _finish(pieces: Any) -> None:
+    """Read one piece past the limit, then stop: a real model's reply takes in its token
+    counts after its last piece, which a reply cut at ``num_predict`` would miss (an endless
+    scripted one only loses a piece nobody sees)."""
+    next(pieces, None)
+    _close(pieces)
 
 
 def _close(pieces: Any) -> None:
