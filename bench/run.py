@@ -734,7 +734,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-tiny", action="store_true", help="skip the real-model runs")
     parser.add_argument("--no-search", action="store_true", help="skip the local-search bench")
     parser.add_argument(
-        "--no-quality", action="store_true", help="skip the research-quality bench (~20 min)"
+        "--no-quality", action="store_true", help="skip the research-quality bench (~30 min)"
     )
     parser.add_argument(
         "--tiny-growth", action="store_true", help="also run 8 rounds with the tiny model (~4 min)"
