@@ -55,13 +55,7 @@ class TinyModelBackend:
         import xllamacpp
 
         started = time.perf_counter()
-        params = xllamacpp.CommonParams()
-        params.model.path = str(model.locate())
-        params.n_ctx = n_ctx
-        params.n_parallel = 1
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
-        params.verbosity = -1
+        params = _params(str(model.locate()), n_ctx, threads)
         params.use_jinja = True
         if model.chat_template is not None:  # else llama.cpp applies the GGUF's own
             params.chat_template = model.chat_template
@@ -174,13 +168,21 @@ class TinyEmbedder:
     def _load(self) -> Any:
         import xllamacpp
 
-        params = xllamacpp.CommonParams()
-        params.model.path = str(model_path())
-        params.n_ctx = 4096
-        params.n_parallel = 1
-        params.cpuparams.n_threads = self.threads
-        params.cpuparams_batch.n_threads = self.threads
-        params.verbosity = -1
+        params = _params(str(model_path()), 4096, self.threads)
         params.embedding = True
         params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN
         return xllamacpp.Server(params)
+
+
+def _params(path: str, n_ctx: int, threads: int) -> Any:
+    """xllamacpp settings shared by the chat and the embedding servers: one slot, quiet."""
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = path
+    params.n_ctx = n_ctx
+    params.n_parallel = 1
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.verbosity = -1
+    return params
