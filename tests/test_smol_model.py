@@ -67,7 +67,10 @@ async def test_a_research_with_smollm2_yields_a_clean_report_citing_only_what_it
     calls_before = len(smol_rig.chat_log())
     report = await aresearch(
         "How do I read and write JSON files in Python?",
-        **tiny_settings(smol_rig, tmp_path / "pydoc", evidence_tokens=600),
+        # Short answers and no retries keep it to a few short calls (about 20 s here).
+        **tiny_settings(
+            smol_rig, tmp_path / "pydoc", evidence_tokens=600, num_predict=64, max_retries=0
+        ),
     )
     assert await asyncio.to_thread(smol_rig.wait_idle)
     calls = smol_rig.chat_log()[calls_before:]
