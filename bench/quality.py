@@ -12,8 +12,13 @@ the corpus and otherwise default settings, as a new user would run it, and we re
 - report health, checked here independently of ponder's own guards: a sentence of a
   prompt echoed into the report, a line repeated, an extractive report.
 
-Run: ``python bench/quality.py [--backend tiny|scripted|both] [--limit N] [--out FILE]``.
-``bench/run.py`` runs it as part of ``make bench``.
+Backends: ``scripted`` (the rig's canned replies), ``tiny`` (gemma3 270M, a base model that
+echoes and loops) and ``smol`` (SmolLM2-135M-Instruct, topical prose that cites nothing).
+
+Run: ``python bench/quality.py [--backend tiny|smol|scripted|all] [--limit N] [--out FILE]
+[--samples DIR]``; ``--samples`` writes, per question, what the model wrote for the report
+(as far as ponder read it) and the report the user got. ``bench/run.py`` runs it as part of
+``make bench``.
 """
 
 from __future__ import annotations
@@ -125,6 +130,7 @@ DISTRACTORS = [
     "keyword",
 ]
 
+BACKENDS = ("scripted", "tiny", "smol")
 PROMPT_SENTENCE_WORDS = 6  # an echoed run of this many prompt words counts as echo
 
 
@@ -175,7 +181,8 @@ def answer_stems(sources: list[Any]) -> set[str]:
 
 async def run_question(
     question: str, answer: str, settings: dict[str, Any], prompts: list[str]
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str]:
+    """The question's figures, and the report's Markdown."""
     from ponder import aresearch
 
     started = time.perf_counter()
@@ -199,7 +206,7 @@ async def run_question(
         "repeated_line": repeats_a_line(report.markdown),
         "extractive": "extractive" in report.markdown.lower(),
         "warnings": len(stats.warnings),
-    }
+    }, report.markdown
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -238,27 +245,56 @@ def settings_for(url: str, model: str, corpus: Path) -> dict[str, Any]:
     }
 
 
+def make_backend(kind: str) -> tuple[Any, str]:
+    """The rig backend for ``kind`` and the model name it is served under."""
+    from ponder.testing import ScriptedBackend
+    from ponder.testing.models import GEMMA3, SMOLLM2
+    from ponder.testing.tiny import TinyModelBackend
+
+    real = {"tiny": GEMMA3, "smol": SMOLLM2}.get(kind)
+    if real is None:
+        return ScriptedBackend(), "scripted"
+    # As with Ollama, only num_predict (default 1024) bounds an answer.
+    return TinyModelBackend(real, n_ctx=8192, max_predict=1024), real.name
+
+
+def write_sample(folder: Path, name: str, question: str, calls: list[Any], report: str) -> None:
+    """What the model wrote in each plain-text call of one run, then the report."""
+    parts = [f"# {question}\n"]
+    for number, call in enumerate(calls, start=1):
+        how = "stopped by ponder" if call.client_stopped else "complete"
+        parts.append(
+            f"## Model text {number} ({how}, {call.eval_tokens or call.pieces_sent} tokens, "
+            f"temperature {call.options.get('temperature')})\n\n{call.reply}\n"
+        )
+    parts.append(f"## The report ponder returned\n\n{report}")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.md").write_text("\n".join(parts), encoding="utf-8")
+
+
 def bench_backend(
-    kind: str, corpus: Path, questions: list[tuple[str, str]], log: Any = None
+    kind: str,
+    corpus: Path,
+    questions: list[tuple[str, str]],
+    log: Any = None,
+    samples: Path | None = None,
 ) -> dict[str, Any]:
-    from ponder.testing import TINY_MODEL, Rig, ScriptedBackend
+    from ponder.testing import Rig
 
     prompts = prompt_texts()
-    if kind == "tiny":
-        from ponder.testing.tiny import TinyModelBackend
-
-        # As with Ollama, only num_predict (default 1024) bounds an answer.
-        backend: Any = TinyModelBackend(n_ctx=8192, max_predict=1024)
-        model = TINY_MODEL
-    else:
-        backend, model = ScriptedBackend(), "scripted"
+    backend, model = make_backend(kind)
     rows = []
     with Rig(backend, models=(model,)) as rig:
         for question, answer in questions:
-            row = asyncio.run(
+            before = len(rig.chat_log())
+            row, report = asyncio.run(
                 run_question(question, answer, settings_for(rig.url, model, corpus), prompts)
             )
             rows.append(row)
+            if samples:
+                rig.wait_idle()
+                texts = [e for e in rig.chat_log()[before:] if e.schema is None]
+                write_sample(samples, f"{kind}-{answer}", question, texts, report)
             if log:
                 log(
                     f"{kind}: {'found' if row['found'] else 'MISSED'}"
@@ -269,7 +305,7 @@ def bench_backend(
 
 
 def run_quality_bench(
-    backends: list[str], limit: int | None = None, log: Any = None
+    backends: list[str], limit: int | None = None, log: Any = None, samples: Path | None = None
 ) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="ponder-quality-"))
     corpus = work / "corpus"
@@ -277,7 +313,7 @@ def run_quality_bench(
     questions = [(q, a) for q, a in QUESTIONS if a in modules][:limit]
     results: dict[str, Any] = {"corpus_pages": len(modules), "questions": len(questions)}
     for kind in backends:
-        results[kind] = bench_backend(kind, corpus, questions, log)
+        results[kind] = bench_backend(kind, corpus, questions, log, samples)
     return results
 
 
@@ -287,17 +323,18 @@ def _log(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench/quality.py")
-    parser.add_argument("--backend", choices=["tiny", "scripted", "both"], default="both")
+    parser.add_argument("--backend", choices=[*BACKENDS, "all"], default="all")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     parser.add_argument("--out", type=Path, default=None, help="write the figures here")
+    parser.add_argument("--samples", type=Path, default=None, help="write what was written here")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="ponder-quality-home-"))
     os.environ["PONDER_DATA_DIR"] = str(work / "data")
     os.environ["PONDER_CACHE_DIR"] = str(work / "cache")
     os.environ.setdefault("PONDER_MODEL_DIR", str(ROOT / ".cache"))
     os.environ["LANGSMITH_TRACING"] = "false"
-    backends = ["scripted", "tiny"] if args.backend == "both" else [args.backend]
-    results = run_quality_bench(backends, args.limit, _log)
+    backends = list(BACKENDS) if args.backend == "all" else [args.backend]
+    results = run_quality_bench(backends, args.limit, _log, args.samples)
     for kind in backends:
         print(kind, json.dumps(results[kind]["summary"]))
     if args.out:

@@ -12,7 +12,8 @@ Everything runs on this machine against the test rig (scripted replies, or the r
   against a slow scripted rig (target ≥ 2.5× faster)
 - research quality (quality.py): 24 questions over a pydoc corpus, answer page found and
   cited, tokens and wall time, next to the figures measured before issue 10 (target with the
-  tiny model: found for ≥ 90 % of questions at fewer tokens per question than before)
+  tiny model: found for ≥ 90 % of questions at fewer tokens per question than before); the
+  same with SmolLM2-135M-Instruct, which has no "before"
 - strong prose (strong_prose.py): 50 reports of the Python docs' own prose, arranged as a
   capable model writes, streamed as the model's report: the share kept whole and why not;
   citation precision with 30 % of citations misdirected (target: ≥ 98 % kept, ≥ 95 %
@@ -477,19 +478,18 @@ def bench_hosts(corpus: Path, delay: float = 0.3) -> dict[str, Any]:
 
 
 def bench_quality(tiny: bool) -> dict[str, Any]:
-    """bench/quality.py for the scripted rig and the tiny model, next to the figures measured
-    before issue 10 (bench/quality-before.json)."""
-    from quality import run_quality_bench
+    """bench/quality.py for the scripted rig and the real models, next to the figures measured
+    before issue 10 (bench/quality-before.json; SmolLM2 came later and has none)."""
+    from quality import BACKENDS, run_quality_bench
 
-    backends = ["scripted", "tiny"] if tiny else ["scripted"]
+    backends = list(BACKENDS) if tiny else ["scripted"]
     results = run_quality_bench(backends, log=note)
     before = json.loads((BENCH / "quality-before.json").read_text(encoding="utf-8"))
     figures: dict[str, Any] = {"corpus_pages": results["corpus_pages"]}
     for kind in backends:
-        after = results[kind]["summary"]
         figures[kind] = {
-            "before": before[kind]["summary"],
-            "after": after,
+            **({"before": before[kind]["summary"]} if kind in before else {}),
+            "after": results[kind]["summary"],
             "questions": results[kind]["questions"],
         }
     if tiny:
@@ -627,9 +627,11 @@ def print_table(results: dict[str, Any]) -> None:
             )
         )
     quality = results.get("quality") or {}
-    for kind in ("scripted", "tiny"):
+    for kind in ("scripted", "tiny", "smol"):
         if kind in quality:
             for when in ("before", "after"):
+                if when not in quality[kind]:
+                    continue
                 q = quality[kind][when]
                 rows.append(
                     (
@@ -748,7 +750,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-tiny", action="store_true", help="skip the real-model runs")
     parser.add_argument("--no-search", action="store_true", help="skip the local-search bench")
     parser.add_argument(
-        "--no-quality", action="store_true", help="skip the research-quality bench (~12 min)"
+        "--no-quality", action="store_true", help="skip the research-quality bench (~30 min)"
     )
     parser.add_argument(
         "--no-prose", action="store_true", help="skip the strong-prose bench (~5 min)"

