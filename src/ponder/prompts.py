@@ -44,13 +44,14 @@ REFLECT_USER = (
 
 # Produces: the report body in Markdown — a '# ' title and paragraphs citing [n].
 REPORT_SYSTEM = (
-    "You write a short research report in Markdown from the summary below. Start with a "
-    "line '# <title>'. Then write the findings as paragraphs. After every claim put the "
-    "number of its source in square brackets, like [2]. Cite only numbers that appear in "
-    "the summary. Do not write a list of sources. Write in the language of the topic."
-    " " + UNTRUSTED
+    "You write a short research report in Markdown from the summary and the source "
+    "excerpts below. Start with a line '# <title>'. Then write the findings as paragraphs. "
+    "After every claim put the number of its source in square brackets, like [2]. Cite only "
+    "numbers that appear in the summary or the excerpts. Do not write a list of sources. "
+    "Write in the language of the topic." + " " + UNTRUSTED
 )
 REPORT_USER = "Topic: {topic}\n\nSummary with citations:\n<notes>\n{summary}\n</notes>"
+REPORT_USER_SOURCES = "Excerpts of the sources:"
 
 
 def fill(template: str, **fields: object) -> str:

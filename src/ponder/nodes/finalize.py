@@ -9,12 +9,15 @@ from langchain_core.messages import AIMessage
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import can_hand_off
+from ponder.services import budget
 from ponder.services.composer import compose_report
+from ponder.services.excerpts import excerpt_blocks
 from ponder.services.extractive import completion
 from ponder.services.grounding import Grounding
 from ponder.services.llm import Draft, Prompt
 from ponder.services.sources import Source
 from ponder.services.support import Evidence
+from ponder.services.vetting import is_reading_note
 from ponder.state import LoopState
 
 
@@ -37,13 +40,26 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
     if not sources:
         warnings = list((state.get("stats") or {}).get("warnings", []))
         return {"report": nothing_found_report(topic, warnings)}
-    prompt = Prompt.simple(
-        prompts.REPORT_SYSTEM, prompts.fill(prompts.REPORT_USER, topic=topic, summary=summary)
-    )
+    prompt = report_prompt(ctx, topic, summary, sources)
     evidence = Evidence(sources)
     draft = await write_prose(ctx, prompt, evidence) if summary.strip() else Draft("")
     body = repaired(ctx, draft, summary, topic)
     return checked_report(ctx, topic, body, summary, sources, evidence)
+
+
+def report_prompt(ctx: NodeContext, topic: str, summary: str, sources: list[Source]) -> Prompt:
+    """The summary, and excerpts of the sources in the room it leaves (see ``excerpts``);
+    with excerpts, notes that only record what was read are left out: the excerpts show it."""
+    model = ctx.llm("report").model
+    blocks = excerpt_blocks(topic, summary, sources, ctx.config.summary_tokens, model)
+    if blocks:
+        summary = "\n".join(x for x in summary.splitlines() if not is_reading_note(x))
+    user = prompts.fill(prompts.REPORT_USER, topic=topic, summary=summary or "(none)")
+    parts = [budget.Part(user)]
+    if blocks:  # the least relevant excerpts drop first when the window is short
+        parts.append(budget.Part(prompts.REPORT_USER_SOURCES, 1))
+        parts += [budget.Part(block, rank + 1) for rank, block in enumerate(blocks)]
+    return Prompt(prompts.REPORT_SYSTEM, parts)
 
 
 async def write_prose(ctx: NodeContext, prompt: Prompt, evidence: Evidence) -> Draft:

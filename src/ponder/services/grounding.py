@@ -4,12 +4,12 @@ A report need not cite from its first line: introductions and executive summarie
 cite nothing, and a small model may cite nothing at all yet write about the sources, which
 the citation check (``verify``) then cites. What it must do is say something a source says:
 
-- while it streams, a text that has said nothing any source supports after 200 words is
+- while it streams, a text that has said nothing about what was read after 200 words is
   stopped (it is about something else, or nothing);
-- a finished text is accepted when it rests on the sources: some of its sentences do,
-  and no more of them rest on nothing than on a source;
+- a finished text is accepted when it rests on the sources: some of its sentences cite a
+  source that supports them, and no more of them are about nothing read than about it;
 - the part of a text before it degenerated is kept when it is substantial: 30 words or
-  more that rest on the sources so, two sentences or more of them on a source.
+  more that rest on the sources so, two sentences or more of them about what was read.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Grounding:
         without a sentence that rests on a source."""
         if text.startswith(self._grounded):
             return None
-        if verify(text, self.evidence).supported_claims:
+        if verify(text, self.evidence).related_claims:
             self._grounded = text
             return None
         if len(text.split()) < WITHIN_WORDS:
@@ -52,5 +52,5 @@ class Grounding:
         return (
             len(text.split()) >= SALVAGE_WORDS
             and checked.grounded
-            and checked.supported_claims >= SALVAGE_CLAIMS
+            and checked.related_claims >= SALVAGE_CLAIMS
         )

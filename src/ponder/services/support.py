@@ -6,7 +6,11 @@ how rare it is among everything read (so "Python" or "module" count for little, 
 or "insort" for much): support is the weighted share of the claim's words found in the
 span, between 0 and 1. A claim copied from a source scores near 1 with it; a paraphrase
 keeps its rare words and scores well; another page on the same topic shares only the
-common words and scores low.
+common words and scores low. Two refinements keep the measure honest: a word no source
+uses weighs what an average word does (models write "allows", "provides", "way", which
+technical pages may never use: that is no evidence against the claim), and lines found in
+several sources — page headers, notices — support nothing. A source's title counts as part
+of each of its spans: a sentence about ``json`` names the page it rests on.
 """
 
 from __future__ import annotations
@@ -58,25 +62,36 @@ class Evidence:
         self._pairs: list[bool] = []  # spans of two sentences rank a little below one
         self._postings: dict[str, list[int]] = defaultdict(list)
         passage_stems: list[set[str]] = []
+        sources = list(sources)
+        shared = _shared_lines(sources)
         for source in sources:
+            title = claim_stems(source["title"])
             for index, passage in enumerate(source["passages"]):
                 self.texts[(source["number"], index)] = passage
                 passage_stems.append(claim_stems(passage))
+                lines = _line_spans(passage, shared)
                 for start, end, pair in _spans(passage):
-                    self._add(Span(source["number"], index, start, end), passage[start:end], pair)
+                    own = " ".join(  # its words, but for lines other sources hold too
+                        passage[max(a, start) : min(b, end)]
+                        for a, b, common in lines
+                        if a < end and b > start and not common
+                    )
+                    if own.strip():
+                        self._add(Span(source["number"], index, start, end), own, pair, title)
         documents = max(len(passage_stems), 1)
         frequency: dict[str, int] = defaultdict(int)
         for stems in passage_stems:
             for word in stems:
                 frequency[word] += 1
         self._idf = {w: math.log(1 + documents / n) for w, n in frequency.items()}
-        self._unseen = math.log(1 + documents)  # a word no source holds weighs the most
+        seen = list(self._idf.values())
+        self._unseen = sum(seen) / len(seen) if seen else 1.0
 
-    def _add(self, span: Span, text: str, pair: bool) -> None:
+    def _add(self, span: Span, text: str, pair: bool, title: set[str]) -> None:
         number = len(self.spans)
         self.spans.append(span)
         self._pairs.append(pair)
-        for word in claim_stems(text):
+        for word in claim_stems(text) | title:
             self._postings[word].append(number)
 
     def weight(self, word: str) -> float:
@@ -110,6 +125,30 @@ class Evidence:
 
     def quote(self, span: Span) -> str:
         return " ".join(self.texts[(span.source, span.passage)][span.start : span.end].split())
+
+
+def _lines(text: str) -> set[str]:
+    return {" ".join(line.lower().split()) for line in text.splitlines() if line.strip()}
+
+
+def _line_spans(passage: str, shared: set[str]) -> list[tuple[int, int, bool]]:
+    """The passage's lines as (start, end, whether other sources hold it too)."""
+    found, position = [], 0
+    for line in passage.split("\n"):
+        key = " ".join(line.lower().split())
+        if key:
+            found.append((position, position + len(line), key in shared))
+        position += len(line) + 1
+    return found
+
+
+def _shared_lines(sources: list[Source]) -> set[str]:
+    """Lines that more than one source holds: headers, footers, notices."""
+    seen: dict[str, int] = defaultdict(int)
+    for source in sources:
+        for line in {x for passage in source["passages"] for x in _lines(passage)}:
+            seen[line] += 1
+    return {line for line, count in seen.items() if count > 1}
 
 
 def _spans(passage: str) -> list[tuple[int, int, bool]]:

@@ -24,9 +24,11 @@ from ponder.services.citations import cited_numbers, in_prose, prose_only
 from ponder.services.support import Evidence, Match, Span, claim_stems
 
 KEEP = 0.4  # a cited source whose best span holds this share of the claim supports it
+# (and a sentence some span holds this much of is about the sources, cited or not)
 KEEP_SHARED = 0.25  # …when the sentence cites several sources, each holding a part
 OUTDONE = 0.35  # …unless another source's span holds this much more of it
-ADD = 0.6  # an uncited sentence gets the citation of a span holding this share
+ADD = 0.5  # an uncited sentence gets the citation of a span holding this share…
+ADD_MARGIN = 0.1  # …and this much more than any other source's span
 REPOINT_MARGIN = 0.2  # a re-pointed citation must beat the cited source by this much
 UNSUPPORTED = 0.3  # below this with every source, a sentence is marked
 MIN_ADD_WORDS = 3  # an added citation rests on at least this many of the claim's words
@@ -77,12 +79,13 @@ class Checked:
     unsupported: int = 0
     claims: int = 0  # sentences long enough to be judged (MIN_MARK_WORDS content words)
     supported_claims: int = 0  # sentences that end up citing a source that supports them
+    related_claims: int = 0  # sentences a span holds KEEP of, cited or not
 
     @property
     def grounded(self) -> bool:
-        """Whether the text rests on the sources: some sentences supported, and no more
-        sentences that nothing supports than sentences that something does."""
-        return self.supported_claims > 0 and self.unsupported <= self.supported_claims
+        """Whether the text rests on the sources: some of its sentences cite a source that
+        supports them, and no more sentences are about nothing read than about the sources."""
+        return self.supported_claims > 0 and self.unsupported <= self.related_claims
 
 
 def verify(
@@ -98,8 +101,9 @@ def verify(
     edits: list[tuple[int, int, str]] = []
     for claim in claims(text):
         replacement = _check(claim, evidence, result, strict)
-        if only_cited and not cited_numbers(claim.text if replacement is None else replacement):
-            replacement = ""
+        kept = claim.text if replacement is None else replacement
+        if only_cited and (not cited_numbers(kept) or not claim_stems(_plain(kept))):
+            replacement = ""  # uncited, or a citation on nothing ("It’ [1]")
         if replacement is not None:
             edits.append((claim.start, claim.end, replacement))
     for start, end, replacement in reversed(edits):
@@ -135,6 +139,7 @@ def _check(claim: Claim, evidence: Evidence, result: Checked, strict: bool) -> s
     matches = {m.span.source: m for m in evidence.matches(plain)}
     best = max(matches.values(), key=lambda m: m.score, default=None)
     result.checked += len(cited) or 1
+    result.related_claims += best is not None and best.score >= KEEP
     kept = _supporting(cited, matches)
     if cited and kept == cited:
         result.kept += len(kept)
@@ -168,8 +173,12 @@ def _supporting(cited: list[int], matches: dict[int, Match]) -> list[int]:
 
 
 def _clearly(best: Match, cited: list[int], matches: dict[int, Match]) -> bool:
-    """Whether ``best`` clearly supports the claim, and clearly better than its citations."""
+    """Whether ``best`` clearly supports the claim: it holds much of it, more than any
+    other source does, and clearly more than the sources it cites."""
     if best.score < ADD or best.words < MIN_ADD_WORDS:
+        return False
+    others = [m.score for n, m in matches.items() if n != best.span.source]
+    if others and best.score < max(others) + ADD_MARGIN:
         return False
     rival = max((matches[n].score for n in cited if n in matches), default=0.0)
     return best.score >= rival + REPOINT_MARGIN
