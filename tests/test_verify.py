@@ -105,3 +105,18 @@ def test_questions_claim_nothing_and_are_left_alone(sources: list[Source]) -> No
     text = "How do I read a CSV file with a dialect?\n"
     checked = verify(text, Evidence(sources))
     assert checked.text == text and checked.checked == 0
+
+
+def test_a_notice_every_page_carries_supports_nothing_one_page_alone_does(
+    sources: list[Source],
+) -> None:
+    # pydoc prints the same notice on every page: it says nothing about json.
+    page = " ".join("\n".join(sources[0]["passages"]).split())
+    found = re.search(r"The following documentation is automatically generated.*?\.", page)
+    assert found is not None
+    notice = found.group()
+    text = f"{notice.rstrip('.')} [1].\n"
+    among_many = verify(text, Evidence(sources))
+    assert among_many.kept == 0 and "[1]" not in among_many.text
+    alone = verify(text, Evidence(sources[:1]))
+    assert alone.kept == 1 and alone.text.strip().endswith("[1].")

@@ -9,7 +9,7 @@ keeps its rare words and scores well; another page on the same topic shares only
 common words and scores low. Two refinements keep the measure honest: a word no source
 uses weighs what an average word does (models write "allows", "provides", "way", which
 technical pages may never use: that is no evidence against the claim), and lines found in
-several sources — page headers, notices — support nothing. A source's title counts as part
+many sources — page headers, notices — support nothing. A source's title counts as part
 of each of its spans: a sentence about ``json`` names the page it rests on.
 """
 
@@ -143,12 +143,15 @@ def _line_spans(passage: str, shared: set[str]) -> list[tuple[int, int, bool]]:
 
 
 def _shared_lines(sources: list[Source]) -> set[str]:
-    """Lines that more than one source holds: headers, footers, notices."""
+    """Lines that three sources hold (or every one of two): a site's headers, footers,
+    notices. Two pages of a dozen that share a line ("The attributes are:") are two
+    related pages saying the same thing, which still supports a claim."""
     seen: dict[str, int] = defaultdict(int)
     for source in sources:
         for line in {x for passage in source["passages"] for x in _lines(passage)}:
             seen[line] += 1
-    return {line for line, count in seen.items() if count > 1}
+    enough = max(2, min(3, len(sources)))
+    return {line for line, count in seen.items() if count >= enough}
 
 
 def _spans(passage: str) -> list[tuple[int, int, bool]]:

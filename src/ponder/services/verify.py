@@ -141,6 +141,8 @@ def _check(claim: Claim, evidence: Evidence, result: Checked, strict: bool) -> s
     result.checked += len(cited) or 1
     result.related_claims += best is not None and best.score >= KEEP
     kept = _supporting(cited, matches)
+    if len(stems) < MIN_MARK_WORDS:  # too short to judge ("The attributes are:"): a
+        kept = [n for n in cited if n in matches]  # source holding its words may stay
     if cited and kept == cited:
         result.kept += len(kept)
         return _record(claim, plain, [matches[n] for n in kept], evidence, result, None)
