@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -32,6 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -255,17 +257,21 @@ def settings_for(url: str, model: str, corpus: Path) -> dict[str, Any]:
     }
 
 
-def make_backend(kind: str) -> tuple[Any, str]:
-    """The rig backend for ``kind`` and the model name it is served under."""
+@contextlib.contextmanager
+def make_backend(kind: str) -> Iterator[tuple[Any, str]]:
+    """The rig backend for ``kind`` and the model name it is served under; a real model is
+    closed when the block ends, before the interpreter exits."""
     from ponder.testing import ScriptedBackend
     from ponder.testing.models import GEMMA3, SMOLLM2
     from ponder.testing.tiny import TinyModelBackend
 
     real = {"tiny": GEMMA3, "smol": SMOLLM2}.get(kind)
     if real is None:
-        return ScriptedBackend(), "scripted"
+        yield ScriptedBackend(), "scripted"
+        return
     # As with Ollama, only num_predict (default 1024) bounds an answer.
-    return TinyModelBackend(real, n_ctx=8192, max_predict=1024), real.name
+    with TinyModelBackend(real, n_ctx=8192, max_predict=1024) as backend:
+        yield backend, real.name
 
 
 def write_sample(folder: Path, name: str, question: str, calls: list[Any], report: str) -> None:
@@ -292,9 +298,8 @@ def bench_backend(
     from ponder.testing import Rig
 
     prompts = prompt_texts()
-    backend, model = make_backend(kind)
     rows = []
-    with Rig(backend, models=(model,)) as rig:
+    with make_backend(kind) as (backend, model), Rig(backend, models=(model,)) as rig:
         for question, answer in questions:
             before = len(rig.chat_log())
             row, report = asyncio.run(

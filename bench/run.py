@@ -133,6 +133,10 @@ class NeverSufficient:
             reply.content = json.dumps(reflection([f"tide question {next(self.counter)}"]))
         return reply
 
+    def interrupt(self) -> None:
+        """The rig stops the model's generation when it stops."""
+        self.tiny.interrupt()
+
 
 def rounds_of(log: list[LogEntry], count: int) -> list[list[LogEntry]]:
     """Calls grouped by round: each round ends with its Reflection call, except the last,
@@ -279,9 +283,11 @@ def bench_tiny(corpus: Path, growth: bool) -> dict[str, Any]:
     from ponder.testing.tiny import TinyModelBackend, model_path
 
     model_path()
-    tiny = TinyModelBackend(n_ctx=4096, max_predict=64)
-    results: dict[str, Any] = {"model": TINY_MODEL, "load_seconds": round(tiny.load_seconds, 2)}
-    with Rig(NeverSufficient(tiny), models=(TINY_MODEL,)) as rig:
+    with (
+        TinyModelBackend(n_ctx=4096, max_predict=64) as tiny,
+        Rig(NeverSufficient(tiny), models=(TINY_MODEL,)) as rig,
+    ):
+        results: dict[str, Any] = {"model": TINY_MODEL, "load_seconds": round(tiny.load_seconds, 2)}
         run(aresearch(TOPIC, **tiny_config(rig, corpus, max_loops=1)))  # warm-up: caches, index
         focused = {}
         for loops in (1, 2, 3):

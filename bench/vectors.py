@@ -153,9 +153,11 @@ def tiny_embedding(work: Path) -> dict[str, Any]:
 
     text = pydoc_text("json") or ""
     passages = [("json", text[a:b]) for a, b in chunk_text(text)][:TINY_PASSAGES]
-    embedder_backend = TinyEmbedder()
-    embedder_backend.embed(["warm up"])  # loading the model is not embedding
-    with Rig(ScriptedBackend(), embedder=embedder_backend, embed_models=(TINY_EMBED_MODEL,)) as rig:
+    with (
+        TinyEmbedder() as embedder_backend,
+        Rig(ScriptedBackend(), embedder=embedder_backend, embed_models=(TINY_EMBED_MODEL,)) as rig,
+    ):
+        embedder_backend.embed(["warm up"])  # loading the model is not embedding
         embedder = Embedder(TINY_EMBED_MODEL, rig.url)
         started = time.perf_counter()
         vectors = [

@@ -34,9 +34,10 @@ def main() -> int:
     corpus = work / "corpus"
     pydoc_corpus(corpus, MODULES)
     print(f"corpus: {len(MODULES)} pydoc pages in {corpus}")
-    backend = TinyModelBackend(max_predict=1024)  # as with Ollama, only num_predict bounds it
-    print(f"tiny model loaded in {backend.load_seconds:.1f}s")
-    with Rig(backend, models=(TINY_MODEL,)) as rig:
+    # As with Ollama, only num_predict bounds an answer. The model is freed when the block
+    # ends, not while the interpreter exits (where llama.cpp's thread would segfault).
+    with TinyModelBackend(max_predict=1024) as backend, Rig(backend, models=(TINY_MODEL,)) as rig:
+        print(f"tiny model loaded in {backend.load_seconds:.1f}s")
         settings = {
             "model": TINY_MODEL,
             "ollama_base_url": rig.url,

@@ -46,8 +46,10 @@ def real_model_rig(model: ModelSpec, max_predict: int = 160) -> Iterator[Rig]:
     # gemma's GGUF is assembled once into the checkout (git-ignored), not into a test's folder.
     os.environ.setdefault("PONDER_MODEL_DIR", str(Path(__file__).parent.parent / ".cache"))
     model.locate()
-    backend = TinyModelBackend(model, max_predict=max_predict)
-    with Rig(backend, models=(model.name,)) as running:
+    with (
+        TinyModelBackend(model, max_predict=max_predict) as backend,
+        Rig(backend, models=(model.name,)) as running,
+    ):
         running.load_seconds = backend.load_seconds  # type: ignore[attr-defined]
         yield running
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from ponder.prompts import fill, source_block
 from ponder.services.citations import cited_numbers, remove_invalid, renumber
 from ponder.services.composer import compose_report
@@ -132,3 +135,39 @@ def test_one_relevant_source_yields_several_distinct_quotes_each_opening_its_par
     assert "key_separator" not in body and "----" not in body
     lines = [line for q in quotes for line in text.splitlines() if line and line in q]
     assert len(lines) == len(set(lines)), "no line is quoted twice"
+
+
+def test_the_first_quote_of_a_pydoc_page_is_the_part_that_answers_not_its_header(
+    tmp_path: Path,
+) -> None:
+    """The demo's case: pydoc's own json page, read through local search as a run reads it.
+    Its header block (title, NAME, MODULE REFERENCE and the page's address) shares the
+    question's words "Python" and "json" but answers nothing."""
+    from ponder.services.extractive import extractive_body
+    from ponder.services.search.local import LocalIndex
+    from ponder.testing.corpus import pydoc_corpus
+
+    question = "How do I read and write JSON files in Python?"
+    modules = ["json", "csv", "sqlite3", "pathlib", "itertools", "functools", "heapq", "bisect"]
+    pydoc_corpus(tmp_path / "docs", modules)
+    index = LocalIndex([tmp_path / "docs"], db_path=tmp_path / "index.sqlite")
+    index.index()
+    try:
+        found = [r for r in index.search(question, 5) if Path(r.url).stem == "json"]
+    finally:
+        index.close()
+    assert found, "local search finds pydoc's json page"
+    header = found[0].content.split("DESCRIPTION")[0]
+    assert "MODULE REFERENCE" in header, "the page read opens with pydoc's header block"
+    json_page = Source(
+        number=1,
+        url=found[0].url,
+        title="json",
+        origin="local",
+        passages=[found[0].content],
+        locations=[""],
+    )
+    body = extractive_body(question, "", [json_page])
+    first = body.split("## From the sources\n\n")[1].split("\n>\n")[0]
+    assert "Python Library Documentation" not in first and "MODULE REFERENCE" not in first
+    assert re.search(r"\b(dump|load)s?\(|\.(read|write)\(", first), first

@@ -399,7 +399,10 @@ def test_tiny_model_embeds_through_the_rig(tmp_path: Path, scripted: ScriptedBac
     folder.mkdir()
     (folder / "tides.txt").write_text("The Moon's gravity raises the tides.\n", encoding="utf-8")
     (folder / "bees.txt").write_text("Bees dance to show where flowers are.\n", encoding="utf-8")
-    with Rig(scripted, embedder=TinyEmbedder(), embed_models=(TINY_EMBED_MODEL,)) as rig:
+    with (
+        TinyEmbedder() as tiny,
+        Rig(scripted, embedder=tiny, embed_models=(TINY_EMBED_MODEL,)) as rig,
+    ):
         local = LocalIndex([folder])
         local.index()
         stats = local.embed(Embedder(TINY_EMBED_MODEL, rig.url))

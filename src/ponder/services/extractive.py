@@ -8,6 +8,7 @@ then yields a readable, correct, cited report.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ponder.services import guard
@@ -24,6 +25,9 @@ NOTE = (
 QUOTES = 4
 QUOTE_CHARS = 320
 COVERED = 0.6  # a finding whose words a written text holds this much of is in that text
+# A section label: capitals alone, as pydoc and man pages head their sections.
+_LABEL = re.compile(r"[A-Z][A-Z0-9 ,:&/()'-]*[A-Z:)]")
+_ADDRESS = re.compile(r"(?:https?://|www\.)\S+|<\S+@\S+>")
 CUT = "*The model's text was cut here, where it began to repeat {what}.{rest}*"
 REST = " What follows are the findings it had not covered, from the research notes."
 
@@ -118,7 +122,7 @@ def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int
     to the topic, best first and no line twice (passages may overlap), under one citation.
 
     Candidates are runs of whole lines (so a quote starts where a line of the page does),
-    never across two passages, without lines shared with other sources.
+    never across two passages or two sections, without lines shared with other sources.
     """
     windows = [
         window
@@ -128,7 +132,8 @@ def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int
     if not windows:
         return ""
     # No length normalisation: a window's tail is a shorter window that must not win by it.
-    scores = bm25_scores([w.text for w in windows], topic, b=0.0)
+    # A link's words are its address, not what the page says ("docs.python.org/…/json.html").
+    scores = bm25_scores([_ADDRESS.sub(" ", w.text) for w in windows], topic, b=0.0)
     ranked = sorted(range(len(windows)), key=lambda i: (-scores[i], windows[i].preference))
     quoted: set[str] = set()  # by text: two passages of a source may overlap
     excerpts: list[str] = []
@@ -165,24 +170,34 @@ class Window:
 def _windows(number: int, passage: str, shared: set[str]) -> list[Window]:
     """Runs of consecutive lines of about QUOTE_CHARS, one starting at each line.
 
-    Lines without a letter or digit (blank, "|", "----") only separate paragraphs.
+    Lines without a letter or digit (blank, "|", "----") only separate paragraphs. A label
+    (a line of capitals alone: NAME, MODULE REFERENCE, FUNCTIONS) begins a section: a
+    window may open with it, as the heading of the text below, but never runs into the
+    next one, so a page's header block (its name, its address, a generated-page notice)
+    cannot ride into a quote on the words of a neighbouring section.
     """
     lines: list[str] = []
     opens: list[bool] = []
-    after_break = True
+    sections: list[int] = []
+    section, after_break = 0, True
     for raw in passage.splitlines():
         line = raw.strip()
+        label = _LABEL.fullmatch(line) is not None
+        section += label  # a label shared with other sources is not quoted, yet ends one
         if not any(c.isalnum() for c in line):
             after_break = True
-        elif _line_key(line) not in shared:
+        elif _line_key(line) in shared:
+            after_break = after_break or label
+        else:
             lines.append(line)
             opens.append(after_break)
+            sections.append(section)
             after_break = False
     windows = []
     for start in range(len(lines)):
         text, end = "", start
-        for line in lines[start:]:
-            if text and len(text) + len(line) > QUOTE_CHARS:
+        for line, in_section in zip(lines[start:], sections[start:], strict=True):
+            if text and (len(text) + len(line) > QUOTE_CHARS or in_section != sections[start]):
                 break
             text = f"{text} {line}".strip()
             end += 1

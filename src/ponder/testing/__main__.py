@@ -42,47 +42,61 @@ def main(argv: list[str] | None = None) -> int:
         help=f"serve /api/embed too: as {EMBED_MODEL} (scripted), else as {TINY_EMBED_MODEL}",
     )
     args = parser.parse_args(argv)
+    # The models are closed when this block ends (after the rig stops, last in, first out),
+    # never left to the interpreter's teardown.
+    with contextlib.ExitStack() as models_open:
+        try:
+            backend, models = _backend(args, models_open)
+        except ModelNotInstalledError as missing:
+            print(f"error: {missing}", file=sys.stderr)
+            return 2
+        embedder, embed_models = _embedder(args, models_open)
+        rig = Rig(
+            backend,
+            models=models,
+            port=args.port,
+            log_file=args.log,
+            embedder=embedder,
+            embed_models=embed_models,
+        )
+        with rig:
+            print(f"READY {rig.url}", flush=True)
+            stop = threading.Event()
+            signal.signal(signal.SIGTERM, lambda *_: stop.set())
+            with contextlib.suppress(KeyboardInterrupt):
+                stop.wait()
+    return 0
 
-    backend: Backend
+
+def _backend(
+    args: argparse.Namespace, models_open: contextlib.ExitStack
+) -> tuple[Backend, tuple[str, ...]]:
+    """The chat backend and the model names it answers for."""
     real = REAL_MODELS.get(args.backend)
     if real:
         from ponder.testing.tiny import TinyModelBackend
 
-        try:
-            backend = TinyModelBackend(real, max_predict=args.max_predict)
-        except ModelNotInstalledError as missing:
-            print(f"error: {missing}", file=sys.stderr)
-            return 2
-        models: tuple[str, ...] = (real.name,)
-    else:
-        script = json.loads(args.script.read_text()) if args.script else {}
-        backend = ScriptedBackend(
-            overrides=script.get("overrides", {}), delay=float(script.get("delay", 0))
-        )
-        models = ("scripted", *script.get("models", []))
-    embedder: TextEmbedder | None = None
-    embed_models: tuple[str, ...] = ()
-    if args.embed and real:
+        tiny = TinyModelBackend(real, max_predict=args.max_predict)
+        return models_open.enter_context(tiny), (real.name,)
+    script = json.loads(args.script.read_text()) if args.script else {}
+    scripted = ScriptedBackend(
+        overrides=script.get("overrides", {}), delay=float(script.get("delay", 0))
+    )
+    return scripted, ("scripted", *script.get("models", []))
+
+
+def _embedder(
+    args: argparse.Namespace, models_open: contextlib.ExitStack
+) -> tuple[TextEmbedder | None, tuple[str, ...]]:
+    """What answers ``/api/embed``: the real model's embeddings with a real model, else the
+    deterministic trigram embedder; none without ``--embed``."""
+    if not args.embed:
+        return None, ()
+    if args.backend in REAL_MODELS:
         from ponder.testing.tiny import TinyEmbedder
 
-        embedder, embed_models = TinyEmbedder(), (TINY_EMBED_MODEL,)
-    elif args.embed:
-        embedder, embed_models = TrigramEmbedder(), (EMBED_MODEL,)
-    rig = Rig(
-        backend,
-        models=models,
-        port=args.port,
-        log_file=args.log,
-        embedder=embedder,
-        embed_models=embed_models,
-    ).start()
-    print(f"READY {rig.url}", flush=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    with contextlib.suppress(KeyboardInterrupt):
-        stop.wait()
-    rig.stop()
-    return 0
+        return models_open.enter_context(TinyEmbedder()), (TINY_EMBED_MODEL,)
+    return TrigramEmbedder(), (EMBED_MODEL,)
 
 
 if __name__ == "__main__":

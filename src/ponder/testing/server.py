@@ -103,12 +103,14 @@ class Rig:
         """Stop serving, let the backend stop generating, and wait for replies in flight.
 
         A request thread still streaming when the interpreter exits would die inside the
-        model's native code, which aborts the whole process.
+        model's native code, which aborts the whole process. The rig does not close the
+        backend or the embedder: they outlive it (one model, many rigs), and whoever
+        created them closes them.
         """
         self._server.shutdown()
-        close = getattr(self.backend, "close", None)
-        if callable(close):
-            close()
+        interrupt = getattr(self.backend, "interrupt", None)
+        if callable(interrupt):
+            interrupt()
         self.wait_idle(timeout=30)
         self._server.server_close()
 

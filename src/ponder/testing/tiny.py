@@ -2,16 +2,23 @@
 
 One backend serves any of them, the prose streamed token by token and JSON-schema requests
 decoded under an llguidance grammar; the embedder uses gemma3 270M.
+
+Each holds an ``xllamacpp.Server``: llama.cpp's loop runs on a native thread until the server
+object is freed. Freed while the interpreter tears itself down (or never, then torn down by
+the C++ runtime at ``exit``), it segfaults, so whoever creates one closes it: ``with`` or
+``close()``. An ``atexit`` hook closes any left open, as a last resort.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import queue
 import threading
 import time
+import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from ponder.testing.models import GEMMA3, ModelSpec, model_path
 from ponder.testing.replies import Answer, ChatRequest, Reply
@@ -40,9 +47,23 @@ def _closed(node: Any) -> Any:
     return out
 
 
+class _Closable(Protocol):
+    def close(self) -> None: ...
+
+
+_OPEN: weakref.WeakSet[_Closable] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_forgotten() -> None:
+    """atexit runs while modules and threads still work, unlike the teardown after it."""
+    for model in list(_OPEN):
+        model.close()
+
+
 class TinyModelBackend:
     """Answers with a real model (gemma3 270M unless told). Calls are serialised: one slot,
-    two cores."""
+    two cores. A context manager: leaving it frees the model (``close``)."""
 
     def __init__(
         self,
@@ -59,20 +80,35 @@ class TinyModelBackend:
         params.use_jinja = True
         if model.chat_template is not None:  # else llama.cpp applies the GGUF's own
             params.chat_template = model.chat_template
-        self._server = xllamacpp.Server(params)
+        self._server: Any = xllamacpp.Server(params)
         self.load_seconds = time.perf_counter() - started
         self.model = model
         self.n_ctx = n_ctx
         self.max_predict = max_predict
         self._lock = threading.Lock()
         self._closing = threading.Event()
+        _OPEN.add(self)
 
-    def close(self) -> None:
+    def __enter__(self) -> TinyModelBackend:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def interrupt(self) -> None:
         """Stop any generation at its next token and wait until the model is idle (it stays
-        usable: a later request generates as usual)."""
+        usable: a later request generates as usual). A rig calls this when it stops."""
         self._closing.set()
         with self._lock:
             self._closing.clear()
+
+    def close(self) -> None:
+        """Stop any generation, then free the model: xllamacpp's server ends llama.cpp's loop
+        and joins its thread when the object goes. Idempotent; a later request is an error."""
+        self._closing.set()
+        with self._lock:
+            self._server = None  # the only reference: its destructor runs here, not at exit
+        _OPEN.discard(self)
 
     def answer(self, request: ChatRequest) -> Answer:
         body: dict[str, Any] = {
@@ -96,7 +132,7 @@ class TinyModelBackend:
             reply.pieces = self._generate(body, reply)
             return reply
         with self._lock:
-            result = self._server.handle_chat_completions(body)
+            result = self._open().handle_chat_completions(body)
         if "error" in result:
             raise RuntimeError(str(result["error"]))
         choice = result["choices"][0]
@@ -125,7 +161,7 @@ class TinyModelBackend:
             try:
                 with self._lock:
                     request = {**body, "stream": True, "stream_options": {"include_usage": True}}
-                    self._server.handle_chat_completions(request, on_chunk)
+                    self._open().handle_chat_completions(request, on_chunk)
             finally:
                 tokens.put(None)
 
@@ -145,20 +181,40 @@ class TinyModelBackend:
             stop.set()
             worker.join()  # the model stops at its next token; never leave it running
 
+    def _open(self) -> Any:
+        """The server, under the lock; a closed backend is a programming error."""
+        if self._server is None:
+            raise RuntimeError(f"{self.model.name} was closed; create a new TinyModelBackend")
+        return self._server
+
 
 class TinyEmbedder:
     """Embeddings from the same GGUF: a second xllamacpp server with embeddings on and mean
-    pooling (640 dimensions). Loaded on first use, about 1.5 s; one request at a time."""
+    pooling (640 dimensions). Loaded on first use, about 1.5 s; one request at a time. A
+    context manager like ``TinyModelBackend``; after ``close`` the next use loads it again."""
 
     def __init__(self, threads: int = 2) -> None:
         self.threads = threads
         self._server: Any = None
         self._lock = threading.Lock()
 
+    def __enter__(self) -> TinyEmbedder:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Free the model now (see ``TinyModelBackend.close``)."""
+        with self._lock:
+            self._server = None
+        _OPEN.discard(self)
+
     def embed(self, texts: list[str]) -> list[list[float]]:
         with self._lock:
             if self._server is None:
                 self._server = self._load()
+                _OPEN.add(self)
             result = self._server.handle_embeddings({"input": texts})
         if "error" in result:
             raise RuntimeError(str(result["error"]))
