@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ponder.sources import Source, source_key
+
 
 class SourceRef(BaseModel):
     """A source as the caller sees it.
@@ -109,3 +111,46 @@ class Report(BaseModel):
     def cited_sources(self) -> list[SourceRef]:
         """The sources the report cites, in its numbering (its Sources section)."""
         return [source for source in self.sources if source.cited]
+
+    @classmethod
+    def from_state(cls, topic: str, thread_id: str, values: dict[str, Any], wall: float) -> Report:
+        """The report of a finished run, from its graph state."""
+        stats = values.get("stats") or {}
+        return cls(
+            topic=topic,
+            markdown=values.get("report") or "",
+            summary=values.get("running_summary") or "",
+            sources=report_sources(values.get("sources") or [], values.get("cited_sources") or []),
+            stats=RunStats.from_state(stats, int(values.get("research_loop_count") or 0), wall),
+            thread_id=thread_id,
+            citations=[Citation(**c) for c in values.get("citations") or []],
+        )
+
+
+def report_sources(registry: list[Source], cited: list[Source]) -> list[SourceRef]:
+    """Every source read, numbered as the report cites them: cited 1..k, then the rest."""
+    numbers = {source_key(s["url"]): s["number"] for s in cited}
+    ordered = sorted(
+        registry,
+        key=lambda s: (
+            source_key(s["url"]) not in numbers,
+            numbers.get(source_key(s["url"]), 0),
+            s["number"],
+        ),
+    )
+    refs = []
+    for position, source in enumerate(ordered, start=1):
+        key = source_key(source["url"])
+        refs.append(
+            SourceRef(
+                number=numbers.get(key, position),
+                registry_number=source["number"],
+                cited=key in numbers,
+                url=source["url"],
+                title=source["title"],
+                origin=source["origin"],
+                passages=list(source["passages"]),
+                locations=list(source.get("locations") or []),
+            )
+        )
+    return refs

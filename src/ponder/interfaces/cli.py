@@ -28,7 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from ponder.errors import InvalidInputError, PonderError
+from ponder.errors import Interrupted, InvalidInputError, PonderError
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -55,10 +55,6 @@ examples:
 exit codes: 0 done · 2 usage · 3 Ollama unavailable · 4 model missing · 5 model failing ·
 6 search · 7 storage · 8 server · 10 needs an answer · 130 interrupted
 """
-
-
-class Interrupted(Exception):
-    """A run was stopped by the user; its resume command has been printed."""
 
 
 class Parser(argparse.ArgumentParser):

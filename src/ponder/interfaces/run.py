@@ -21,9 +21,8 @@ from typing import Any
 
 from rich.console import Console
 
-from ponder.errors import ConfigurationError, InvalidInputError, StorageError
+from ponder.errors import ConfigurationError, Interrupted, InvalidInputError, StorageError
 from ponder.events import ProgressEvent
-from ponder.interfaces.cli import Interrupted
 from ponder.interfaces.progress import ProgressView
 from ponder.report import Report
 

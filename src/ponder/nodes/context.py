@@ -11,8 +11,9 @@ from langchain_core.runnables import RunnableConfig
 
 from ponder.config import Configuration
 from ponder.redact import redact
+from ponder.run_settings import run_configuration
 from ponder.services.llm import LLM, Usage
-from ponder.services.stats import merge_stats
+from ponder.stats import merge_stats
 
 S = TypeVar("S")
 
@@ -66,7 +67,7 @@ NodeFn = Callable[[S, NodeContext], Awaitable[dict[str, Any]]]
 
 async def run_node(name: str, body: NodeFn[S], state: S, config: RunnableConfig) -> dict[str, Any]:
     """Run a node body: resolve configuration, time it, and add its cost to ``stats``."""
-    ctx = NodeContext(name, Configuration.from_runnable_config(config))
+    ctx = NodeContext(name, run_configuration(config))
     ctx.emit("node_start")
     started = time.perf_counter()
     update = await body(state, ctx)

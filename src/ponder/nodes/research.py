@@ -17,7 +17,7 @@ from ponder.errors import SearchError
 from ponder.nodes.context import NodeContext, node
 from ponder.services.reader import best_passages
 from ponder.services.search import SearchBackend, SearchResult, make_search
-from ponder.services.sources import Source, merge_sources, next_number, source_key
+from ponder.sources import Source, merge_sources, next_number, source_key
 from ponder.state import Finding, LoopState
 
 MAX_PARALLEL_QUERIES = 5

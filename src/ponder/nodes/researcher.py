@@ -31,13 +31,11 @@ def make_researcher(loop_graph: Any) -> Any:
 async def research_subtopic(
     loop_graph: Any, task: ResearcherTask, ctx: NodeContext
 ) -> dict[str, Any]:
-    from ponder.graphs.loop import recursion_limit
-
     ctx.emit("researcher", topic=task["topic"], status="started")
     # The checkpointer, namespace, stream writer and the run's settings (its configurable
     # and runtime context) are inherited from LangGraph's context; on a served graph the
     # researcher's nodes check the caller's settings again, as every node does.
-    config = RunnableConfig(recursion_limit=recursion_limit(ctx.config))
+    config = RunnableConfig(recursion_limit=ctx.config.recursion_limit)
     try:
         output = await loop_graph.ainvoke(dict(task), config)
     except (GraphInterrupt, OllamaUnavailableError, ModelNotFoundError, SearchError):

@@ -21,8 +21,8 @@ from ponder.services import budget
 from ponder.services.citations import cited_numbers, remove_invalid
 from ponder.services.llm import Prompt
 from ponder.services.reader import best_passages, bm25_scores
-from ponder.services.sources import Source
 from ponder.services.vetting import reading_note, usable_claims
+from ponder.sources import Source
 from ponder.state import Finding, LoopState
 
 MAX_FINDINGS = 8  # with statements of ≤240 characters, about what summary_tokens holds

@@ -18,8 +18,8 @@ from ponder.nodes.context import NodeContext, node
 from ponder.nodes.query import SearchPhrase
 from ponder.services.citations import remap
 from ponder.services.llm import Prompt
-from ponder.services.sources import Source, next_number, source_key
 from ponder.services.vetting import is_junk_subtopic, normalise
+from ponder.sources import Source, next_number, source_key
 
 
 class SupervisorDecision(BaseModel):
