@@ -220,7 +220,7 @@ def test_researchers_never_hand_off_and_deep_mode_starts_deep() -> None:
 
 
 def test_schema_numbers_constrain_citations() -> None:
-    from ponder.nodes.summarize import summary_schema
+    from ponder.schemas import summary_schema
 
     schema = summary_schema([2, 5]).model_json_schema()
     text = str(schema)
