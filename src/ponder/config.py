@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -26,12 +26,11 @@ from pydantic import (
     model_validator,
 )
 
+from ponder.choices import Mode, Provider, SearchName
 from ponder.errors import ConfigurationError
 from ponder.ollama_host import DEFAULT_OLLAMA_URL, normalise_host
 from ponder.settable import Caller, Operator
 
-SearchName = Literal["duckduckgo", "searxng", "local", "hybrid", "tavily"]
-Mode = Literal["auto", "loop", "deep"]
 # Lists of paths are split like PATH; other lists (model names hold ':') on commas.
 _PATH_LISTS = ("docs", "docs_roots")
 
@@ -66,7 +65,7 @@ class Configuration(BaseModel):
     report_model: Caller[str | None] = Field(
         None, description="Optional larger model used only to write the final report."
     )
-    provider: Operator[Literal["ollama", "openai"]] = Field(
+    provider: Operator[Provider] = Field(
         "ollama",
         description="How models are reached: Ollama's API, or the OpenAI chat API that LM "
         "Studio, llama.cpp's llama-server, vLLM and LocalAI speak (see openai_base_url).",

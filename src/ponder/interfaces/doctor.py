@@ -16,6 +16,7 @@ import httpx
 
 from ponder.config import Configuration
 from ponder.errors import (
+    ExitCode,
     ModelNotFoundError,
     ModelServerRefusedError,
     ModelServerUnavailableError,
@@ -200,11 +201,15 @@ def docs_check(config: Configuration) -> Check:
         return Check(
             "fail",
             f"search={config.search} needs your documents — pass --docs PATH (or set PONDER_DOCS).",
-            6,
+            ExitCode.SEARCH,
         )
     missing = [p for p in config.docs if not Path(p).expanduser().exists()]
     if missing:
-        return Check("fail", f"Document path(s) missing: {', '.join(missing)} — check --docs.", 6)
+        return Check(
+            "fail",
+            f"Document path(s) missing: {', '.join(missing)} — check --docs.",
+            ExitCode.SEARCH,
+        )
     return Check("ok", f"Local documents: {', '.join(config.docs)}")
 
 
@@ -219,9 +224,13 @@ def web_check(name: str, url: str, config: Configuration) -> Check:
         params = {"q": "ponder", "format": "json"} if name == "SearXNG" else None
         response = httpx.get(url, params=params, timeout=TIMEOUT, follow_redirects=True)
     except httpx.HTTPError as exc:
-        return Check("fail", f"{name} is not reachable ({type(exc).__name__}) — {fix}.", 6)
+        return Check(
+            "fail", f"{name} is not reachable ({type(exc).__name__}) — {fix}.", ExitCode.SEARCH
+        )
     if response.status_code >= 400:
-        return Check("fail", f"{name} answered HTTP {response.status_code} — {fix}.", 6)
+        return Check(
+            "fail", f"{name} answered HTTP {response.status_code} — {fix}.", ExitCode.SEARCH
+        )
     return Check("ok", f"{name} is reachable")
 
 

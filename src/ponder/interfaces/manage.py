@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.progress import ProgressColumn, Task
 from rich.text import Text
 
+from ponder.errors import ExitCode
+
 Progress = Callable[[int, int], None]
 
 
@@ -34,7 +36,7 @@ def index_command(paths: list[str], options: dict[str, Any] | None = None) -> in
         stats = _tracked(console, "indexing", "files", seen, index, paths, warn=warnings.append)
     except KeyboardInterrupt:
         _interrupted(console, f"{seen[0]:,} of {seen[1]:,} files", "what was indexed is kept")
-        return 130
+        return ExitCode.INTERRUPTED
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {warning}", markup=True, highlight=False)
     rate = (
@@ -74,7 +76,7 @@ def _embed(paths: list[str], config: Any, console: Console) -> int:
         )
     except KeyboardInterrupt:
         _interrupted(console, f"{seen[0]:,} of {seen[1]:,} passages", "those embedded are kept")
-        return 130
+        return ExitCode.INTERRUPTED
     except sqlite3.Error as exc:
         raise StorageError(
             f"Cannot store the vectors in the index ({exc}) — is another `ponder index` "

@@ -20,7 +20,7 @@ call: :mod:`ponder.interfaces.mcp_http`).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from mcp.server.elicitation import render_elicitation_schema
 from mcp.server.mcpserver import Context, MCPServer
@@ -36,6 +36,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
 from ponder.callers import served_options
+from ponder.choices import Mode, SearchName
 from ponder.errors import PonderError
 from ponder.events import ProgressEvent
 from ponder.interfaces.mcp_http import check_listening, server_auth, transport_security
@@ -63,8 +64,8 @@ def build_server(**auth: Any) -> MCPServer:
     async def research(
         question: str,
         ctx: Context,
-        mode: Literal["auto", "loop", "deep"] | None = None,
-        search: Literal["duckduckgo", "searxng", "local", "hybrid", "tavily"] | None = None,
+        mode: Mode | None = None,
+        search: SearchName | None = None,
         docs: list[str] | None = None,
         max_loops: int | None = None,
     ) -> CallToolResult | InputRequiredResult:
