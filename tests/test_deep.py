@@ -190,3 +190,18 @@ async def test_tiny_model_deep_run_produces_a_report(tiny_rig: Rig, corpus: Path
     )
     assert report.markdown.startswith("# ")
     assert report.stats.llm_calls > 0
+
+
+async def test_a_bug_inside_a_researcher_raises_instead_of_becoming_a_failed_note(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only ponder's own errors (a model or search that kept failing) make a researcher's
+    note say "failed"; a programming error stops the run where it happened."""
+    scripted.overrides["SupervisorDecision"] = decisions(["tides"])
+
+    def buggy_passages(*_args: Any, **_kwargs: Any) -> Any:
+        raise KeyError("passages")
+
+    monkeypatch.setattr("ponder.nodes.research.best_passages", buggy_passages)
+    with pytest.raises(KeyError, match="passages"):
+        await aresearch("Tides", **settings(rig, corpus, mode="deep"))

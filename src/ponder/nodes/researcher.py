@@ -8,7 +8,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphInterrupt
 
 from ponder.deep_state import ResearcherResult, ResearcherTask
-from ponder.errors import ModelNotFoundError, OllamaUnavailableError, SearchError
+from ponder.errors import ModelNotFoundError, OllamaUnavailableError, PonderError, SearchError
 from ponder.nodes.context import NodeContext, run_node
 
 
@@ -40,7 +40,7 @@ async def research_subtopic(
         output = await loop_graph.ainvoke(dict(task), config)
     except (GraphInterrupt, OllamaUnavailableError, ModelNotFoundError, SearchError):
         raise  # no other researcher can do better: stop with the clear error
-    except Exception as exc:  # one failing researcher must not sink the run
+    except PonderError as exc:  # one failing researcher must not sink the run; a bug does
         ctx.emit("researcher", topic=task["topic"], status="failed")
         return {"researcher_results": [_failed(task, f"{type(exc).__name__}: {exc}")]}
     stats = output.get("stats") or {}
