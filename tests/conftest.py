@@ -15,6 +15,31 @@ from ponder.testing import Rig, ScriptedBackend
 from ponder.testing.models import GEMMA3, SMOLLM2, ModelSpec
 
 
+# Fixtures that start something heavy once for many tests: a real model, a LangGraph
+# Server, PostgreSQL, Studio, a browser. Their tests are `slow` (left out of `make check`)
+# and, under xdist (`make test`: -n 2 --dist loadgroup), run in one group per fixture, so
+# each thing starts once, on one worker, while the other worker runs everything else.
+SHARED = {
+    "tiny_rig": "model",
+    "smol_rig": "model",
+    "team": "team",
+    "postgres_server": "postgres",
+    "studio": "studio",
+    "browser": "browser",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        groups = sorted({SHARED[name] for name in item.fixturenames if name in SHARED})
+        if groups:
+            item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.xdist_group(groups[0]))
+        elif item.get_closest_marker("tiny") is not None:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No test reads the user's home, Ollama settings or ponder settings."""

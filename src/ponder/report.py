@@ -8,6 +8,10 @@ from pydantic import BaseModel, Field
 
 from ponder.sources import Source, source_key
 
+# Follows a sentence of the report that none of the sources it cites supports (the
+# verification in services/verify.py writes it; the HTML page shows it).
+UNSUPPORTED_MARK = "[unsupported]"
+
 
 class SourceRef(BaseModel):
     """A source as the caller sees it.

@@ -106,22 +106,17 @@ def build_server(**auth: Any) -> MCPServer:
     ) -> CallToolResult:
         """Search the user's indexed documents (docs, or PONDER_DOCS) and return the best
         passages, each with its file and where in the file it is."""
-        import asyncio
+        from dataclasses import asdict
 
-        from ponder.config import Configuration
-        from ponder.services.search import make_search
+        from ponder.documents import search_documents as search
 
+        warnings: list[str] = []
         try:
             chosen = {"search": "local", **({"docs": docs} if docs else {})}
-            config = Configuration.create(**served_options(chosen))
-            warnings: list[str] = []
-            backend = await asyncio.to_thread(make_search, config, warnings.append)
-            found = await backend.search(query, max(1, min(limit, 20)))
+            found = await search(query, limit, warn=warnings.append, **served_options(chosen))
         except PonderError as exc:
             return _error(str(exc))
-        passages = [
-            {"file": r.url, "title": r.title, "location": r.location, "text": r.text} for r in found
-        ]
+        passages = [asdict(passage) for passage in found]
         lines = [f"{p['file']} ({p['location']}):\n{p['text']}" for p in passages]
         text = "\n\n".join(lines) or f"Nothing in your documents matches {query!r}."
         return CallToolResult(
