@@ -14,7 +14,6 @@ from ponder.services.search.fallback import FallbackSearch
 from ponder.testing import Rig, ScriptedBackend
 from ponder.testing.models import GEMMA3, SMOLLM2, ModelSpec
 
-
 # Fixtures that start something heavy once for many tests: a real model, a LangGraph
 # Server, PostgreSQL, Studio, a browser. Their tests are `slow` (left out of `make check`)
 # and, under xdist (`make test`: -n 2 --dist loadgroup), run in one group per fixture, so
