@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import long_summary, over_corpus, tiny_settings
+from support import long_summary, over_corpus
 
 from ponder import ClarificationNeeded, aresearch, aresume, stream
 from ponder.report import Report
@@ -172,24 +172,6 @@ async def test_report_is_written_section_by_section_when_notes_do_not_fit(
     texts = [e for e in rig.chat_log() if e.schema is None]
     assert len(texts) >= 3  # one call per section, not one truncated call
     assert report.markdown.startswith("# ")
-
-
-@pytest.mark.tiny
-@pytest.mark.timeout(600)
-async def test_tiny_model_deep_run_produces_a_report(tiny_rig: Rig, corpus: Path) -> None:
-    report = await aresearch(
-        "How do tides work?",
-        **tiny_settings(
-            tiny_rig,
-            corpus,
-            mode="deep",
-            allow_clarification=False,
-            max_supervisor_rounds=1,
-            max_concurrent_researchers=2,
-        ),
-    )
-    assert report.markdown.startswith("# ")
-    assert report.stats.llm_calls > 0
 
 
 async def test_a_bug_inside_a_researcher_raises_instead_of_becoming_a_failed_note(
