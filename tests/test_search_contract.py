@@ -159,7 +159,13 @@ QUERY = {"empty": "xylophonic quasar", "results": "contract tides spring"}
 CANCEL_SECONDS = {"mcp": 3.0}
 
 
-@pytest.fixture(params=sorted(BACKENDS))
+# MCP starts a server process per search: seconds, so `make test` runs it, not `make check`.
+SLOW = {"mcp"}
+
+
+@pytest.fixture(
+    params=[pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in sorted(BACKENDS)]
+)
 def factory(request: pytest.FixtureRequest) -> Factory:
     return BACKENDS[request.param]
 
