@@ -85,6 +85,13 @@ class RunStats(BaseModel):
     sentences_unsupported: int = Field(
         0, description="Sentences no source supports: marked [unsupported], or dropped."
     )
+    report_sections: int = Field(0, description="Sections of a deep report written one by one.")
+    sections_from_notes: int = Field(
+        0, description="Report sections made of cited notes: the model's text was unusable."
+    )
+    broad_not_handed_off: int = Field(
+        0, description="Topics judged broad that the loop finished without the deep pipeline."
+    )
     wall_seconds: float = 0.0
     node_seconds: dict[str, float] = Field(default_factory=dict)
     host_calls: dict[str, int] = Field(

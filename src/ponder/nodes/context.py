@@ -11,6 +11,7 @@ from langchain_core.runnables import RunnableConfig
 
 from ponder.config import Configuration
 from ponder.redact import redact
+from ponder.report import RunStats
 from ponder.run_settings import run_configuration
 from ponder.services.llm import LLM, Usage
 from ponder.stats import merge_stats
@@ -35,6 +36,10 @@ class NodeContext:
         self.emit("warning", message=message)
 
     def count(self, key: str, amount: float = 1) -> None:
+        """Add to one of the run's statistics, a field of :class:`RunStats` (which the
+        caller gets); a name that is none is a bug, not a figure to drop on the way."""
+        if key not in RunStats.model_fields:
+            raise KeyError(f"{key!r} is not a RunStats field: add it there to count it")
         self.counters[key] = self.counters.get(key, 0) + amount
 
     def emit(self, kind: str, **data: Any) -> None:
