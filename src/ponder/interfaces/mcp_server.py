@@ -175,7 +175,7 @@ def _answered(ctx: Context) -> tuple[str, str] | None:
 
 async def _run(events: Any, ctx: Context) -> CallToolResult | InputRequiredResult:
     """Drive a run to its report, sending a progress notification per round."""
-    from ponder.api import ClarificationNeeded
+    from ponder.errors import ClarificationNeeded
 
     report: Report | None = None
     step = [0]
