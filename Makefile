@@ -10,7 +10,7 @@ DOCS := .cache/python3.11-doc/usr/share/doc/python3.11/html/index.html
 # The browser the HTML report is tested in (headless); Debian's package, installed if missing.
 CHROMIUM := $(shell command -v chromium || echo /usr/bin/chromium)
 
-.PHONY: help install docs browser test lint typecheck demo bench clean
+.PHONY: help install docs browser check test lint typecheck demo bench clean
 
 help:  ## show the targets
 	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -37,15 +37,22 @@ $(CHROMIUM):
 
 browser: $(CHROMIUM)  ## install Debian's chromium (headless) if it is missing
 
-lint: $(STAMP)  ## ruff lint and format check
+lint: $(STAMP)  ## ruff lint and format check, and the import-linter layer contracts
 	$(VENV)/bin/ruff check src tests bench scripts
 	$(VENV)/bin/ruff format --check src tests bench scripts
+	$(VENV)/bin/lint-imports
 
 typecheck: $(STAMP)  ## mypy on src/
 	$(VENV)/bin/mypy
 
+# Both cores: tests that share a model, a LangGraph Server or PostgreSQL stay on one worker.
+PYTEST_XDIST := -n 2 --dist loadgroup
+
+check: lint typecheck $(DOCS)  ## the fast loop: lint, types and every test that needs no model or server (< 1 min)
+	$(PY) -m pytest -q -m "not slow" $(PYTEST_XDIST)
+
 test: lint typecheck $(DOCS) $(CHROMIUM)  ## lint, type checks and the whole test suite (no Ollama, no network)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PYTEST_XDIST)
 
 demo: $(STAMP)  ## a real research run, fully offline, with the tiny model over generated docs
 	$(PY) scripts/demo.py

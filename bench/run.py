@@ -312,6 +312,8 @@ def bench_tiny(corpus: Path, growth: bool) -> dict[str, Any]:
             )
         )
         note(f"tiny deep, 3 researchers: {deep.stats.wall_seconds} s")
+        if not deep.markdown.startswith("# ") or not deep.stats.llm_calls:
+            raise SystemExit(f"the tiny model's deep run wrote no report:\n{deep.markdown[:300]}")
         results["deep_3_researchers"] = {
             **cost(deep),
             "backend": "tiny",

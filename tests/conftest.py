@@ -14,6 +14,57 @@ from ponder.services.search.fallback import FallbackSearch
 from ponder.testing import Rig, ScriptedBackend
 from ponder.testing.models import GEMMA3, SMOLLM2, ModelSpec
 
+# Fixtures that start something heavy once for many tests: a real model, a LangGraph
+# Server, PostgreSQL, Studio, a browser. Their tests are `slow` (left out of `make check`)
+# and, under xdist (`make test`: -n 2 --dist loadgroup), run in one group per fixture, so
+# each thing starts once, on one worker, while the other worker runs everything else.
+SHARED = {
+    "tiny_rig": "model",
+    "smol_rig": "model",
+    "team": "team",
+    "postgres_server": "postgres",
+    "studio": "studio",
+    "browser": "browser",
+}
+
+
+# Also `slow`: tests that run ponder or a server in other processes, or build a large
+# corpus first — seconds each, measured with --durations (README, Development).
+SLOW_MODULES = {
+    "test_hostile_pages",  # several full runs over hostile pages each
+    "test_indexing",  # `ponder index` in subprocesses, interrupted and resumed
+    "test_mcp",  # `ponder mcp` over stdio and HTTP, through the mcp SDK's client
+    "test_prose_generator",  # fifty reports generated from the Python docs
+    "test_resume",  # a run SIGKILLed mid-round and resumed, SQLite and PostgreSQL
+    "test_search_mcp",  # MCP tool servers started as subprocesses
+    "test_served_mcp",  # `ponder mcp` as a shared server
+    "test_strong_prose",  # a capable model's report over the Python docs, checked whole
+}
+SLOW_FIXTURES = {"workdir"}  # test_cli: the `ponder` command itself, in a subprocess
+SLOW_TESTS = {
+    "test_several_hosts_in_ollama_host_run_from_the_command_line",
+    "test_a_passage_changed_while_it_was_embedded_gets_no_stale_vector",
+    "test_a_run_through_the_openai_api_is_cited_and_counted",
+    "test_a_broken_stream_and_a_dropped_connection_cost_a_retry",
+    "test_search_fault_through_a_full_run",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        groups = sorted({SHARED[name] for name in item.fixturenames if name in SHARED})
+        if groups:
+            item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.xdist_group(groups[0]))
+        elif (
+            item.get_closest_marker("tiny") is not None
+            or item.module.__name__ in SLOW_MODULES
+            or SLOW_FIXTURES & set(item.fixturenames)
+            or item.originalname in SLOW_TESTS
+        ):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

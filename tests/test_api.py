@@ -220,3 +220,26 @@ async def test_resume_can_point_the_run_at_another_ollama(rig: Rig, corpus: Path
     record = runs.get("moved")
     assert record is not None and record.status == "done"
     assert record.config["ollama_base_url"] == rig.url  # later resumes keep the new place
+
+
+def test_every_statistic_a_node_counts_reaches_the_callers_run_stats() -> None:
+    """Stats are RunStats' fields: each counted figure arrives whole, and counting a name
+    that is no field is a bug that raises instead of a figure dropped on the way."""
+    from ponder.config import Configuration
+    from ponder.nodes.context import NodeContext
+    from ponder.report import RunStats
+
+    counted = [
+        name
+        for name, value in RunStats().model_dump().items()
+        if isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and name not in ("rounds", "wall_seconds")  # the run's, not a node's
+    ]
+    ctx = NodeContext("reflect", Configuration())
+    for name in counted:
+        ctx.count(name, 2)
+    stats = RunStats.from_state(ctx.stats(0.5), rounds=1, wall=1.0)
+    assert {name: getattr(stats, name) for name in counted} == dict.fromkeys(counted, 2)
+    with pytest.raises(KeyError, match="not a RunStats field"):
+        ctx.count("sections_writen")

@@ -13,9 +13,10 @@ from pydantic import BaseModel, Field
 
 from ponder import aresearch
 from ponder.callers import caller_fields, operator_fields, served_configuration, vet
-from ponder.config import SERVED_KEY, Configuration
+from ponder.config import Configuration
 from ponder.errors import CallerRefusedError
 from ponder.interfaces.cli import main
+from ponder.run_settings import SERVED_KEY, run_configuration
 from ponder.settable import Caller, settable_by
 from ponder.testing import Rig, ScriptedBackend
 
@@ -155,9 +156,9 @@ def test_a_served_configuration_is_the_operators_with_the_callers_choices(
     assert served.max_loops == 5 and served.ollama_base_url == "http://gpu-box:11434"
     assert served.docs == [str(tmp_path.resolve())]  # no docs named: the roots themselves
     with pytest.raises(CallerRefusedError):
-        Configuration.from_runnable_config({"configurable": {SERVED_KEY: True, "fallback": 1}})
+        run_configuration({"configurable": {SERVED_KEY: True, "fallback": 1}})
     # Not served (the CLI, the Python API): the caller is the operator and sets everything.
-    assert Configuration.from_runnable_config({"configurable": {"fallback": True}}).fallback
+    assert run_configuration({"configurable": {"fallback": True}}).fallback
 
 
 def never_sufficient(_request: Any) -> dict[str, Any]:

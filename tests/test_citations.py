@@ -8,7 +8,7 @@ from pathlib import Path
 from ponder.prompts import fill, source_block
 from ponder.services.citations import cited_numbers, remove_invalid, renumber
 from ponder.services.composer import compose_report
-from ponder.services.sources import Source
+from ponder.sources import Source
 
 
 def source(number: int, url: str, passage: str = "p") -> Source:

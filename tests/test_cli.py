@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-import typing
 from pathlib import Path
 from typing import Any
 
@@ -235,27 +234,63 @@ def test_index_then_doctor_is_all_set(rig: Rig, corpus: Path, workdir: Path) -> 
 # -- pieces, in process ------------------------------------------------------------------
 
 
-def test_help_is_fast_and_imports_nothing_heavy(workdir: Path) -> None:
+def test_help_imports_nothing_heavy(workdir: Path) -> None:
+    """What keeps `ponder --help` fast; its time is measured in `make bench`, not here."""
     probe = (
-        "import sys, time; t = time.perf_counter(); from ponder.interfaces.cli import main\n"
+        "import sys; from ponder.interfaces.cli import main\n"
         "try: main(['--help'])\nexcept SystemExit: pass\n"
         "heavy = [m for m in ('pydantic', 'langgraph', 'rich', 'httpx') if m in sys.modules]\n"
-        "print(heavy, time.perf_counter() - t, file=sys.stderr)"
+        "print(heavy, file=sys.stderr)"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], env=child_env(), capture_output=True, text=True, check=True
     )
-    heavy, seconds = done.stderr.rsplit("]", 1)
-    assert heavy == "[", heavy  # nothing heavy was imported
-    assert float(seconds) < 0.25
+    assert done.stderr.strip() == "[]", done.stderr  # nothing heavy was imported
     assert 'ponder "question"' in done.stdout and "exit codes" in done.stdout
 
 
-def test_cli_choices_match_the_configuration() -> None:
-    from ponder.config import Mode, SearchName
+async def test_every_search_backend_and_mode_is_offered_by_each_way_in() -> None:
+    """One list of names (ponder.choices): the CLI accepts each, Configuration takes it, the
+    MCP tool offers exactly them; an unknown name is a usage error."""
+    from ponder.choices import MODES, SEARCH_NAMES
+    from ponder.config import Configuration
+    from ponder.interfaces.mcp_server import build_server
 
-    assert set(cli.SEARCH_CHOICES) == set(typing.get_args(SearchName))
-    assert set(cli.MODE_CHOICES) == set(typing.get_args(Mode))
+    parser = cli.build_parser()
+    tools = {tool.name: tool for tool in await build_server().list_tools()}
+    offered = tools["research"].input_schema["properties"]
+    for name in SEARCH_NAMES:
+        args = parser.parse_args(cli.with_default_command(["q", "--search", name]))
+        assert args.search == name
+        assert Configuration.create(search=name).search == name
+    for mode in MODES:
+        assert parser.parse_args(cli.with_default_command(["q", "--mode", mode])).mode == mode
+    assert offered["search"]["anyOf"][0]["enum"] == list(SEARCH_NAMES)
+    assert offered["mode"]["anyOf"][0]["enum"] == list(MODES)
+    with pytest.raises(SystemExit):
+        parser.parse_args(cli.with_default_command(["q", "--search", "altavista"]))
+
+
+def test_exit_codes_are_one_table_that_the_help_and_the_docs_follow() -> None:
+    """Each error's code is in ExitCode; --help lists every code; docs/interfaces.md's
+    table has exactly those codes."""
+    from ponder import errors
+    from ponder.errors import ExitCode
+
+    classes = [
+        c
+        for c in vars(errors).values()
+        if isinstance(c, type) and issubclass(c, errors.PonderError)
+    ]
+    assert all(ExitCode(c.exit_code) for c in classes)
+    assert set(errors.EXIT_CODES) == set(ExitCode)
+    assert all(f"{int(code)} {what}" in cli.EXAMPLES for code, what in errors.EXIT_CODES.items())
+    docs = (Path(__file__).parent.parent / "docs" / "interfaces.md").read_text()
+    table = docs[docs.index("### Exit codes") :].split("\n\n", 3)[2]
+    documented = {
+        int(line.split("|")[1]) for line in table.splitlines()[2:] if line.startswith("|")
+    }
+    assert documented == {int(code) for code in ExitCode}
 
 
 def test_effort_presets_yield_to_explicit_flags() -> None:

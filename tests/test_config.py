@@ -5,6 +5,7 @@ import pytest
 from ponder.config import Configuration, environment_values
 from ponder.errors import ConfigurationError
 from ponder.ollama_host import normalise_host
+from ponder.run_settings import run_configuration
 
 
 def test_defaults_have_descriptions_for_studio() -> None:
@@ -51,7 +52,7 @@ def test_bad_value_is_a_clear_error() -> None:
 def test_environment_beats_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PONDER_MAX_LOOPS", "5")
     assert Configuration.create().max_loops == 5
-    assert Configuration.from_runnable_config({}).max_loops == 5
+    assert run_configuration({}).max_loops == 5
 
 
 def test_per_run_beats_environment_even_when_equal_to_default(
@@ -60,7 +61,7 @@ def test_per_run_beats_environment_even_when_equal_to_default(
     monkeypatch.setenv("PONDER_MAX_LOOPS", "5")
     monkeypatch.setenv("PONDER_MODEL", "env-model")
     config = {"configurable": {"max_loops": 3, "thread_id": "t1", "checkpoint_ns": ""}}
-    resolved = Configuration.from_runnable_config(config)
+    resolved = run_configuration(config)
     assert resolved.max_loops == 3  # 3 is the default, and still wins over the environment
     assert resolved.model == "env-model"
     assert Configuration.create(max_loops=3).max_loops == 3
@@ -68,7 +69,7 @@ def test_per_run_beats_environment_even_when_equal_to_default(
 
 def test_runtime_context_is_a_per_run_layer(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PONDER_QUERIES_PER_ROUND", "2")
-    resolved = Configuration.from_runnable_config({}, context={"queries_per_round": 4})
+    resolved = run_configuration({}, context={"queries_per_round": 4})
     assert resolved.queries_per_round == 4
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import long_summary, over_corpus, tiny_settings
+from support import long_summary, over_corpus
 
 from ponder import ClarificationNeeded, aresearch, aresume, stream
 from ponder.report import Report
@@ -174,19 +174,16 @@ async def test_report_is_written_section_by_section_when_notes_do_not_fit(
     assert report.markdown.startswith("# ")
 
 
-@pytest.mark.tiny
-@pytest.mark.timeout(600)
-async def test_tiny_model_deep_run_produces_a_report(tiny_rig: Rig, corpus: Path) -> None:
-    report = await aresearch(
-        "How do tides work?",
-        **tiny_settings(
-            tiny_rig,
-            corpus,
-            mode="deep",
-            allow_clarification=False,
-            max_supervisor_rounds=1,
-            max_concurrent_researchers=2,
-        ),
-    )
-    assert report.markdown.startswith("# ")
-    assert report.stats.llm_calls > 0
+async def test_a_bug_inside_a_researcher_raises_instead_of_becoming_a_failed_note(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only ponder's own errors (a model or search that kept failing) make a researcher's
+    note say "failed"; a programming error stops the run where it happened."""
+    scripted.overrides["SupervisorDecision"] = decisions(["tides"])
+
+    def buggy_passages(*_args: Any, **_kwargs: Any) -> Any:
+        raise KeyError("passages")
+
+    monkeypatch.setattr("ponder.nodes.research.best_passages", buggy_passages)
+    with pytest.raises(KeyError, match="passages"):
+        await aresearch("Tides", **settings(rig, corpus, mode="deep"))

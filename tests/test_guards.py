@@ -299,7 +299,9 @@ async def test_a_stopped_stream_is_closed_at_once(rig: Rig, scripted: ScriptedBa
 async def test_the_tiny_model_yields_a_clean_cited_report_on_real_documentation(
     tiny_rig: Rig, tmp_path: Path
 ) -> None:
-    """The 270M model echoes and loops; what the user gets is still clean and cites json."""
+    """The 270M model echoes and loops; what the user gets is still clean, cites json, and
+    numbers its citations 1..k with exactly those sources listed, all of them read.
+    (The one real-model run of the loop in the suite; more are measured in `make bench`.)"""
     from ponder.testing.corpus import pydoc_corpus
 
     modules = ["json", "csv", "sqlite3", "pathlib", "itertools", "functools", "heapq", "bisect"]
@@ -320,6 +322,13 @@ async def test_the_tiny_model_yields_a_clean_cited_report_on_real_documentation(
     assert_clean(report.markdown)
     assert "json" in {Path(s.url).stem for s in report.cited_sources()}
     assert 1 <= report.stats.rounds <= 2
+    body, listed = report.markdown.split("## Sources")
+    numbers = cited_numbers(body)
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert len([line for line in listed.splitlines() if line[:1].isdigit()]) == len(numbers)
+    assert [s.number for s in report.cited_sources()] == numbers
+    assert {s.url for s in report.cited_sources()} <= {s.url for s in report.sources}
+    assert report.stats.llm_calls >= 3 and report.stats.prompt_tokens > 0
 
 
 async def test_the_deep_pipeline_rejects_junk_briefs_questions_and_sub_topics(

@@ -102,6 +102,23 @@ async def test_text_without_fallback_raises_clear_error(
     assert await make_llm(rig, max_retries=0).text(Prompt.simple("s", "u"), "fb") == "fb"
 
 
+async def test_a_bug_in_a_check_raises_instead_of_passing_for_a_connection_problem(
+    rig: Rig, scripted: ScriptedBackend
+) -> None:
+    """A ValueError from ponder's own code while a text streams is a bug: it is not retried
+    or replaced by the fallback as a network mistake would be."""
+    prose = "The Moon pulls the sea towards it, and the Earth turns beneath the bulge [1]. " * 4
+    scripted.push(Reply(prose), Reply(prose))
+
+    def broken(_text: str) -> str | None:
+        raise ValueError("a bug in the check")
+
+    llm = make_llm(rig)
+    with pytest.raises(ValueError, match="a bug in the check"):
+        await llm.text(Prompt.simple("s", "u"), fallback="fb", watch=broken)
+    assert llm.usage.retries == 0 and llm.usage.fallbacks == 0
+
+
 async def test_model_missing_names_the_pull_command(rig: Rig) -> None:
     config = Configuration.create(model="qwen3:8b", ollama_base_url=rig.url)
     with pytest.raises(ModelNotFoundError) as err:

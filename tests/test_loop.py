@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import findings_by_source, long_summary, over_corpus, sensible_summary, tiny_settings
+from support import findings_by_source, long_summary, over_corpus, sensible_summary
 
 from ponder import Report, aresearch, stream
+from ponder.errors import SearchBackendError
 from ponder.nodes.route import route_research, route_research_no_handoff, route_start
 from ponder.services.citations import cited_numbers
 from ponder.testing import ChatRequest, Rig, ScriptedBackend
@@ -100,20 +101,36 @@ async def test_the_question_itself_is_searched_first_and_repeats_are_not_searche
     assert searched[0][0] == "How do tides work?" and searched[1] == ["moon orbit"]
 
 
+class Broken:
+    """A backend that fails every search with ``error``."""
+
+    name = "broken"
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    async def search(self, query: str, max_results: int) -> list[Any]:
+        raise self.error
+
+
 async def test_a_round_whose_searches_all_fail_ends_with_a_clear_report(
     rig: Rig, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    class Broken:
-        name = "broken"
-
-        async def search(self, query: str, max_results: int) -> list[Any]:
-            raise RuntimeError("index unreadable")
-
-    monkeypatch.setattr("ponder.nodes.research.make_search", lambda config, warn: Broken())
+    broken = Broken(SearchBackendError("index unreadable"))
+    monkeypatch.setattr("ponder.nodes.research.make_search", lambda config, warn: broken)
     report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=2))
     assert "No sources were found" in report.markdown
     assert any("index unreadable" in w for w in report.stats.warnings)
     assert report.sources == []
+
+
+async def test_a_bug_in_a_search_backend_raises_instead_of_thinning_the_report(
+    rig: Rig, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = Broken(AttributeError("'NoneType' object has no attribute 'hits'"))
+    monkeypatch.setattr("ponder.nodes.research.make_search", lambda config, warn: broken)
+    with pytest.raises(AttributeError, match="no attribute 'hits'"):
+        await aresearch("How do tides work?", **settings(rig, corpus, max_loops=2))
 
 
 async def test_citation_to_a_missing_source_is_removed_and_counted(
@@ -220,29 +237,13 @@ def test_researchers_never_hand_off_and_deep_mode_starts_deep() -> None:
 
 
 def test_schema_numbers_constrain_citations() -> None:
-    from ponder.nodes.summarize import summary_schema
+    from ponder.schemas import summary_schema
 
     schema = summary_schema([2, 5]).model_json_schema()
     text = str(schema)
     assert "[2, 5]" in text or "'enum': [2, 5]" in text
     request = ChatRequest(model="m", messages=[], format=schema)
     assert request.schema_title == "SummaryUpdate"
-
-
-@pytest.mark.tiny
-@pytest.mark.timeout(600)
-async def test_tiny_model_end_to_end_report_cites_what_it_read(tiny_rig: Rig, corpus: Path) -> None:
-    report = await aresearch("How do tides work?", **tiny_settings(tiny_rig, corpus, mode="loop"))
-    body, listed = report.markdown.split("## Sources")
-    numbers = cited_numbers(body)
-    assert numbers, "no valid citation in the report"
-    assert len([line for line in listed.splitlines() if line[:1].isdigit()]) == len(numbers)
-    assert numbers == list(range(1, len(numbers) + 1))
-    cited = report.cited_sources()
-    assert [s.number for s in cited] == numbers
-    read = {s.url for s in report.sources}
-    assert all(s.url in read for s in cited)
-    assert report.stats.llm_calls >= 3 and report.stats.prompt_tokens > 0
 
 
 async def test_a_passage_is_shown_again_only_if_the_model_never_answered_on_it(

@@ -154,6 +154,28 @@ async def test_dns_rebinding_is_refused_at_connection_time(
     assert site.hits == []
 
 
+async def test_the_connection_goes_to_the_address_the_guard_resolved(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pin itself: a name no DNS knows is read because the reader's transport connects
+    to the address the guard resolved. Without the pin, httpx would resolve the name again
+    and fail; with private URLs refused, the same answer is refused before connecting."""
+    site.routes["/"] = respond(ARTICLE)
+    asked: list[str] = []
+
+    async def pinned(host: str, port: int | None) -> list[Any]:
+        asked.append(host)
+        return [ipaddress.ip_address("127.0.0.1")]
+
+    monkeypatch.setattr(netguard, "resolve", pinned)
+    page = await trusted().read(f"http://pinned.invalid:{site.port}/")
+    assert page.ok, page.reason
+    assert site.hits == ["/"] and asked == ["pinned.invalid"]
+    refused = await PageReader().read(f"http://pinned.invalid:{site.port}/")
+    assert not refused.ok and refused.reason is not None and "loopback" in refused.reason
+    assert site.hits == ["/"]
+
+
 async def test_private_server_refused_unless_allowed(site: Site) -> None:
     site.routes["/otters"] = respond(ARTICLE)
     refused = await PageReader().read(f"{site.url}/otters")

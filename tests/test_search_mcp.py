@@ -52,7 +52,7 @@ async def test_each_text_block_is_a_result_addressed_by_server_and_tool() -> Non
         "mcp://tidebook/lookup/1?query=neap%20bore",
         "mcp://tidebook/lookup/2?query=neap%20bore",
     ]
-    from ponder.services.sources import source_key
+    from ponder.sources import source_key
 
     assert len({source_key(r.url) for r in found}) == 2  # two sources, not one
     assert "quarter Moons" in found[0].content or "quarter Moons" in found[1].content

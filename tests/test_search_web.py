@@ -15,9 +15,10 @@ import pytest
 from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 
 from ponder.config import Configuration
-from ponder.services.cache import Cache, CachedSearch
+from ponder.services.cache import Cache
 from ponder.services.search import duckduckgo, make_search
 from ponder.services.search.base import SearchBackendError, SearchResult
+from ponder.services.search.cached import CachedSearch
 from ponder.services.search.duckduckgo import DuckDuckGoSearch
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch, merge_by_rank

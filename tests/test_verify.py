@@ -11,9 +11,9 @@ import re
 import pytest
 
 from ponder.services.reader import chunk_text
-from ponder.services.sources import Source
 from ponder.services.support import Evidence
 from ponder.services.verify import MARK, claims, verify
+from ponder.sources import Source
 from ponder.testing.corpus import pydoc_text
 
 MODULES = ["json", "csv", "bisect", "heapq", "base64"]

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ponder.api import (
-        ClarificationNeeded,
         aresearch,
         aresume,
         research,
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     )
     from ponder.config import Configuration
     from ponder.errors import (
+        ClarificationNeeded,
         ConfigurationError,
         InvalidInputError,
         ModelCallError,
@@ -57,13 +57,13 @@ __all__ = [
 ]
 
 _HOME = {
-    "ClarificationNeeded": "ponder.api",
     "aresearch": "ponder.api",
     "aresume": "ponder.api",
     "research": "ponder.api",
     "resume": "ponder.api",
     "stream": "ponder.api",
     "Configuration": "ponder.config",
+    "ClarificationNeeded": "ponder.errors",
     "ConfigurationError": "ponder.errors",
     "InvalidInputError": "ponder.errors",
     "ModelCallError": "ponder.errors",

@@ -8,55 +8,31 @@ from __future__ import annotations
 
 import asyncio
 import time
-import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ponder.config import Configuration
-from ponder.errors import InvalidInputError, PonderError, RunNotFoundError
+from ponder.errors import ClarificationNeeded, InvalidInputError, PonderError, RunNotFoundError
 from ponder.events import ProgressEvent
 from ponder.redact import was_redacted
-from ponder.report import Citation, Report, RunStats, SourceRef
-from ponder.services.sources import Source, source_key
-
-MAX_TOPIC_CHARS = 2000
+from ponder.report import Report
+from ponder.topic import MAX_TOPIC_CHARS, clean_topic
 
 Ask = Callable[[str], str | Awaitable[str]]
 
 
-class ClarificationNeeded(PonderError):
-    """The run paused with a question; answer it with ``resume(thread_id, answer)``."""
-
-    exit_code = 10
-
-    def __init__(self, question: str, thread_id: str, server: str | None = None) -> None:
-        self.question = question
-        self.thread_id = thread_id
-        self.server = server
-        where = f" --server {server}" if server else ""
-        super().__init__(
-            f"ponder needs an answer to continue: {question} — resume with "
-            f'`ponder resume {thread_id}{where} --answer "..."`.'
-        )
-
-
-def clean_topic(topic: str) -> str:
-    """Normalise the question; reject empty or oversized ones with a message that helps."""
-    if not isinstance(topic, str):
-        raise InvalidInputError('The topic must be text, e.g. research("How do tides work?").')
-    text = unicodedata.normalize("NFC", topic)
-    text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch in "\n\t")
-    text = " ".join(text.split())
-    if not text:
-        raise InvalidInputError("The question is empty — write what you want researched.")
-    if len(text) > MAX_TOPIC_CHARS:
-        raise InvalidInputError(
-            f"The question is {len(text)} characters; the limit is {MAX_TOPIC_CHARS}. "
-            "Shorten it, or put background material in a document and pass it with --docs."
-        )
-    return text
+__all__ = [
+    "MAX_TOPIC_CHARS",
+    "ClarificationNeeded",
+    "aresearch",
+    "aresume",
+    "clean_topic",
+    "research",
+    "resume",
+    "stream",
+]
 
 
 def research(
@@ -235,7 +211,6 @@ async def _drive(
     from langchain_core.runnables import RunnableConfig
     from langgraph.types import Command
 
-    from ponder.graphs.loop import recursion_limit
     from ponder.graphs.main import graph_builder
     from ponder.services import runs
     from ponder.services.checkpoints import open_checkpointer
@@ -244,7 +219,7 @@ async def _drive(
     # copies configurable values into checkpoint metadata, and URLs may hold credentials.
     config: RunnableConfig = {
         "configurable": {"thread_id": thread_id},
-        "recursion_limit": recursion_limit(settings),
+        "recursion_limit": settings.recursion_limit,
     }
     started = time.perf_counter()
     status = "failed"
@@ -284,7 +259,7 @@ async def _drive(
                     answer = await answer
                 pending = Command(resume=str(answer))
             values = snapshot.values
-        report = _report(topic, thread_id, values, time.perf_counter() - started)
+        report = Report.from_state(topic, thread_id, values, time.perf_counter() - started)
         status = "done"
         yield report
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -310,45 +285,3 @@ def _pending_question(snapshot: Any) -> str | None:
             if found:
                 return found
     return None
-
-
-def _report(topic: str, thread_id: str, values: dict[str, Any], wall: float) -> Report:
-    stats = values.get("stats") or {}
-    return Report(
-        topic=topic,
-        markdown=values.get("report") or "",
-        summary=values.get("running_summary") or "",
-        sources=report_sources(values.get("sources") or [], values.get("cited_sources") or []),
-        stats=RunStats.from_state(stats, int(values.get("research_loop_count") or 0), wall),
-        thread_id=thread_id,
-        citations=[Citation(**c) for c in values.get("citations") or []],
-    )
-
-
-def report_sources(registry: list[Source], cited: list[Source]) -> list[SourceRef]:
-    """Every source read, numbered as the report cites them: cited 1..k, then the rest."""
-    numbers = {source_key(s["url"]): s["number"] for s in cited}
-    ordered = sorted(
-        registry,
-        key=lambda s: (
-            source_key(s["url"]) not in numbers,
-            numbers.get(source_key(s["url"]), 0),
-            s["number"],
-        ),
-    )
-    refs = []
-    for position, source in enumerate(ordered, start=1):
-        key = source_key(source["url"])
-        refs.append(
-            SourceRef(
-                number=numbers.get(key, position),
-                registry_number=source["number"],
-                cited=key in numbers,
-                url=source["url"],
-                title=source["title"],
-                origin=source["origin"],
-                passages=list(source["passages"]),
-                locations=list(source.get("locations") or []),
-            )
-        )
-    return refs

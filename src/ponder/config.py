@@ -1,13 +1,13 @@
 """One configuration model; precedence is per-run > environment > default.
 
-Per-run values come from LangGraph's runtime context (the Python API) or
-``RunnableConfig["configurable"]`` (Studio, LangGraph Server). Environment variables are
+Per-run values are keyword arguments (the Python API, the CLI's flags) or what LangGraph
+carries for a run (:mod:`ponder.run_settings` reads them). Environment variables are
 ``PONDER_<FIELD>`` plus Ollama's own ``OLLAMA_HOST``. An environment value never overrides
 an explicit per-run value, even one that equals the default.
 
 Each field is ``Caller[...]`` or ``Operator[...]`` (:mod:`ponder.settable`): on a graph
-served to others (marked with ``SERVED_KEY``) the per-run values are a caller's, and only
-what the operator allows is taken (:mod:`ponder.callers`).
+served to others the per-run values are a caller's, and only what the operator allows is
+taken (:mod:`ponder.callers`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -26,18 +26,11 @@ from pydantic import (
     model_validator,
 )
 
+from ponder.choices import Mode, Provider, SearchName
 from ponder.errors import ConfigurationError
 from ponder.ollama_host import DEFAULT_OLLAMA_URL, normalise_host
 from ponder.settable import Caller, Operator
 
-SearchName = Literal["duckduckgo", "searxng", "local", "hybrid", "tavily"]
-Mode = Literal["auto", "loop", "deep"]
-# Present in ``configurable`` of the graphs a server serves (graphs/studio.py). Only its
-# presence counts: a caller's config is merged over the graph's, so it can add this key or
-# change its value, never remove it.
-SERVED_KEY = "__ponder_served__"
-# Where LangGraph keeps a run's Runtime (with its context) in ``configurable``.
-_RUNTIME_KEY = "__pregel_runtime"
 # Lists of paths are split like PATH; other lists (model names hold ':') on commas.
 _PATH_LISTS = ("docs", "docs_roots")
 
@@ -72,7 +65,7 @@ class Configuration(BaseModel):
     report_model: Caller[str | None] = Field(
         None, description="Optional larger model used only to write the final report."
     )
-    provider: Operator[Literal["ollama", "openai"]] = Field(
+    provider: Operator[Provider] = Field(
         "ollama",
         description="How models are reached: Ollama's API, or the OpenAI chat API that LM "
         "Studio, llama.cpp's llama-server, vLLM and LocalAI speak (see openai_base_url).",
@@ -244,6 +237,12 @@ class Configuration(BaseModel):
         return ",".join(dict.fromkeys(hosts)) or DEFAULT_OLLAMA_URL
 
     @property
+    def recursion_limit(self) -> int:
+        """LangGraph supersteps enough for the configured caps: each round is three steps,
+        each supervisor round two, plus the fixed steps around them."""
+        return 3 * self.max_loops + 2 * self.max_supervisor_rounds + 14
+
+    @property
     def ollama_hosts(self) -> list[str]:
         """The Ollama hosts, in the order given."""
         return self.ollama_base_url.split(",")
@@ -270,31 +269,10 @@ class Configuration(BaseModel):
         return _build({**environment_values(), **values})
 
     @classmethod
-    def from_runnable_config(
-        cls, config: Mapping[str, Any] | None = None, context: Any = None
-    ) -> Configuration:
-        """Resolve a node's configuration: configurable > context > environment > default.
-
-        ``context`` defaults to the run's LangGraph runtime context. LangGraph and Studio put
-        their own keys (thread_id, checkpoint_ns, …) in ``configurable``; only ponder's field
-        names are read from it. On a served graph the per-run values are a caller's: they
-        are checked against what the operator allows, and refused if they overstep it.
-        """
-        configurable = dict((config or {}).get("configurable") or {})
-        if context is None:
-            context = getattr(configurable.get(_RUNTIME_KEY), "context", None)
-        per_run: dict[str, Any] = {}
-        if isinstance(context, BaseModel):
-            per_run.update(context.model_dump(exclude_unset=True))
-        elif isinstance(context, Mapping):
-            per_run.update(context)
-        per_run.update(configurable)
-        per_run = {k: v for k, v in per_run.items() if k in cls.model_fields and v is not None}
-        if SERVED_KEY in configurable:
-            from ponder.callers import served_configuration
-
-            return served_configuration(per_run)
-        return _build({**environment_values(), **per_run})
+    def from_values(cls, values: Mapping[str, Any]) -> Configuration:
+        """``values`` over the environment and the defaults, already known to be fields
+        (a run's per-run values); invalid ones are a ConfigurationError."""
+        return _build({**environment_values(), **values})
 
 
 def _build(values: dict[str, Any]) -> Configuration:

@@ -9,9 +9,9 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from ponder.services.sources import Source, merge_sources
-from ponder.services.stats import merge_stats
+from ponder.sources import Source, merge_sources
 from ponder.state import ReflectionState
+from ponder.stats import merge_stats
 
 
 class ResearcherResult(TypedDict):

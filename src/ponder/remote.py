@@ -27,7 +27,7 @@ import httpx
 
 from ponder.callers import caller_fields, refuse_operator_fields
 from ponder.config import Configuration
-from ponder.errors import PonderError, RunNotFoundError
+from ponder.errors import ClarificationNeeded, PonderError, RemoteServerError, RunNotFoundError
 from ponder.events import ProgressEvent
 from ponder.report import Report
 
@@ -35,12 +35,6 @@ GRAPH = "ponder"  # the graph's name in langgraph.json
 Ask = Callable[[str], str | Awaitable[str]]
 # A server thread's status, as `ponder runs` names it.
 _STATUS = {"busy": "running", "interrupted": "waiting", "error": "failed", "idle": "done"}
-
-
-class RemoteServerError(PonderError):
-    """The LangGraph server cannot be reached, or refused or failed the run."""
-
-    exit_code = 8
 
 
 TOKEN_ENV = "PONDER_SERVER_TOKEN"
@@ -121,8 +115,6 @@ async def _follow(
     options: dict[str, Any],
 ) -> AsyncIterator[ProgressEvent | Report]:
     """Run (or continue) the thread until it has a report, answering questions on the way."""
-    from ponder.api import ClarificationNeeded, _report
-
     started = time.perf_counter()
     pending = first
     while True:
@@ -151,8 +143,8 @@ async def _follow(
             yield item
         pending = None
     values = state.get("values") or {}
-    yield _report(topic or str(values.get("topic") or ""), thread_id, values,
-                  time.perf_counter() - started)  # fmt: skip
+    yield Report.from_state(topic or str(values.get("topic") or ""), thread_id, values,
+                            time.perf_counter() - started)  # fmt: skip
 
 
 async def _progress(

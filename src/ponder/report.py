@@ -6,6 +6,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ponder.sources import Source, source_key
+
+# Follows a sentence of the report that none of the sources it cites supports (the
+# verification in services/verify.py writes it; the HTML page shows it).
+UNSUPPORTED_MARK = "[unsupported]"
+
 
 class SourceRef(BaseModel):
     """A source as the caller sees it.
@@ -79,6 +85,13 @@ class RunStats(BaseModel):
     sentences_unsupported: int = Field(
         0, description="Sentences no source supports: marked [unsupported], or dropped."
     )
+    report_sections: int = Field(0, description="Sections of a deep report written one by one.")
+    sections_from_notes: int = Field(
+        0, description="Report sections made of cited notes: the model's text was unusable."
+    )
+    broad_not_handed_off: int = Field(
+        0, description="Topics judged broad that the loop finished without the deep pipeline."
+    )
     wall_seconds: float = 0.0
     node_seconds: dict[str, float] = Field(default_factory=dict)
     host_calls: dict[str, int] = Field(
@@ -109,3 +122,46 @@ class Report(BaseModel):
     def cited_sources(self) -> list[SourceRef]:
         """The sources the report cites, in its numbering (its Sources section)."""
         return [source for source in self.sources if source.cited]
+
+    @classmethod
+    def from_state(cls, topic: str, thread_id: str, values: dict[str, Any], wall: float) -> Report:
+        """The report of a finished run, from its graph state."""
+        stats = values.get("stats") or {}
+        return cls(
+            topic=topic,
+            markdown=values.get("report") or "",
+            summary=values.get("running_summary") or "",
+            sources=report_sources(values.get("sources") or [], values.get("cited_sources") or []),
+            stats=RunStats.from_state(stats, int(values.get("research_loop_count") or 0), wall),
+            thread_id=thread_id,
+            citations=[Citation(**c) for c in values.get("citations") or []],
+        )
+
+
+def report_sources(registry: list[Source], cited: list[Source]) -> list[SourceRef]:
+    """Every source read, numbered as the report cites them: cited 1..k, then the rest."""
+    numbers = {source_key(s["url"]): s["number"] for s in cited}
+    ordered = sorted(
+        registry,
+        key=lambda s: (
+            source_key(s["url"]) not in numbers,
+            numbers.get(source_key(s["url"]), 0),
+            s["number"],
+        ),
+    )
+    refs = []
+    for position, source in enumerate(ordered, start=1):
+        key = source_key(source["url"])
+        refs.append(
+            SourceRef(
+                number=numbers.get(key, position),
+                registry_number=source["number"],
+                cited=key in numbers,
+                url=source["url"],
+                title=source["title"],
+                origin=source["origin"],
+                passages=list(source["passages"]),
+                locations=list(source.get("locations") or []),
+            )
+        )
+    return refs

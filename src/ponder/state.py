@@ -14,8 +14,8 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict  # pydantic (Studio schemas) needs it on 3.11
 
-from ponder.services.sources import Source, merge_sources
-from ponder.services.stats import merge_stats
+from ponder.sources import Source, merge_sources
+from ponder.stats import merge_stats
 
 
 class Finding(TypedDict):

@@ -24,6 +24,12 @@ def lookup(query: str) -> list[str]:
 
 
 @server.tool()
+def nothing(query: str) -> list[str]:
+    """A search tool that never finds anything (the contract's empty case)."""
+    return []
+
+
+@server.tool()
 def stats(count: int) -> str:
     """A tool that takes no query string (ponder must not call it)."""
     return str(count)

@@ -67,8 +67,3 @@ def loop_builder(*, handoff: Any = None) -> StateGraph[Any, Any, Any, Any]:
     builder.add_edge("deep_research", "answer_in_chat")
     builder.add_edge("answer_in_chat", END)
     return builder
-
-
-def recursion_limit(config: Configuration) -> int:
-    """Enough supersteps for the configured caps (each round is three steps)."""
-    return 3 * config.max_loops + 2 * config.max_supervisor_rounds + 14

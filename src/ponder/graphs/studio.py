@@ -13,10 +13,10 @@ from typing import Any
 from annotated_types import Le
 from langchain_core.runnables import RunnableConfig
 
-from ponder.config import SERVED_KEY, Configuration
+from ponder.config import Configuration
 from ponder.graphs.deep import deep_builder
-from ponder.graphs.loop import recursion_limit
 from ponder.graphs.main import graph_builder
+from ponder.run_settings import SERVED_KEY
 
 
 def _maximum(field: str) -> int:
@@ -28,12 +28,10 @@ def _maximum(field: str) -> int:
 
 
 # Studio users can raise the caps in the UI, so allow the supersteps of the largest ones.
-RECURSION_LIMIT = recursion_limit(
-    Configuration.model_construct(
-        max_loops=_maximum("max_loops"),
-        max_supervisor_rounds=_maximum("max_supervisor_rounds"),
-    )
-)
+RECURSION_LIMIT = Configuration.model_construct(
+    max_loops=_maximum("max_loops"),
+    max_supervisor_rounds=_maximum("max_supervisor_rounds"),
+).recursion_limit
 
 SERVED = RunnableConfig(recursion_limit=RECURSION_LIMIT, configurable={SERVED_KEY: True})
 

@@ -3,21 +3,7 @@
 It holds no research logic. Heavy modules (pydantic, LangGraph, rich, httpx) are imported
 inside the commands, so ``ponder --help`` answers at once.
 
-Exit codes (also in docs/interfaces.md):
-
-====  ===========================================================
-0     done
-1     unexpected ponder error
-2     usage error: bad question, option value, path or run id
-3     Ollama is not reachable
-4     the model is not pulled
-5     the model kept failing
-6     search cannot work as configured
-7     a data, cache, checkpoint or report file cannot be written
-8     the LangGraph server (--server) cannot be reached or failed the run
-10    the run needs an answer (``ponder resume ID --answer ...``)
-130   interrupted (Ctrl-C); ``ponder resume ID`` continues
-====  ===========================================================
+Exit codes are :class:`ponder.errors.ExitCode` (explained in docs/interfaces.md).
 """
 
 from __future__ import annotations
@@ -28,18 +14,16 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from ponder.errors import InvalidInputError, PonderError
+from ponder.choices import MODES, PROVIDERS, SEARCH_NAMES
+from ponder.errors import EXIT_CODES, ExitCode, Interrupted, InvalidInputError, PonderError
 
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+EXIT_USAGE = ExitCode.USAGE
+EXIT_INTERRUPTED = ExitCode.INTERRUPTED
 
 COMMANDS = ("research", "index", "doctor", "runs", "resume", "mcp")
-# Kept in step with ponder.config's Literals by a test; importing config here would load
-# pydantic on every `ponder --help`.
-SEARCH_CHOICES = ("duckduckgo", "searxng", "local", "hybrid", "tavily")
-MODE_CHOICES = ("auto", "loop", "deep")
-EFFORT_CHOICES = ("quick", "standard", "deep")
-PROVIDER_CHOICES = ("ollama", "openai")
+SEARCH_CHOICES = SEARCH_NAMES
+MODE_CHOICES = MODES
+PROVIDER_CHOICES = PROVIDERS
 FORMAT_CHOICES = ("md", "html")
 
 EXAMPLES = """\
@@ -52,13 +36,8 @@ examples:
   ponder resume 20260101-120000-abc123 --answer "only the last decade"
   ponder "How do tides work?" --server http://gpu-box:2024     ponder runs --server URL
 
-exit codes: 0 done · 2 usage · 3 Ollama unavailable · 4 model missing · 5 model failing ·
-6 search · 7 storage · 8 server · 10 needs an answer · 130 interrupted
 """
-
-
-class Interrupted(Exception):
-    """A run was stopped by the user; its resume command has been printed."""
+EXAMPLES += "exit codes: " + " · ".join(f"{int(code)} {what}" for code, what in EXIT_CODES.items())
 
 
 class Parser(argparse.ArgumentParser):
@@ -135,7 +114,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--mode", choices=MODE_CHOICES, help="loop, deep, or auto (default)")
     group.add_argument(
         "--effort",
-        choices=EFFORT_CHOICES,
+        choices=tuple(EFFORT_PRESETS),
         help="preset for rounds, queries per round and researchers; explicit flags win",
     )
     group.add_argument("--ollama-url", metavar="URL", help="where Ollama listens")

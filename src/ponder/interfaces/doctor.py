@@ -16,11 +16,14 @@ import httpx
 
 from ponder.config import Configuration
 from ponder.errors import (
+    ExitCode,
     ModelNotFoundError,
     ModelServerRefusedError,
     ModelServerUnavailableError,
     OllamaUnavailableError,
+    SearchBackendError,
 )
+from ponder.probe import model_server, searxng_answers
 
 Outcome = Literal["ok", "warn", "fail"]
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
@@ -62,20 +65,11 @@ def run_checks(config: Configuration) -> list[Check]:
 
 
 def openai_checks(config: Configuration) -> list[Check]:
-    """provider=openai: the server answers GET /models and lists the model."""
-    import os
-
+    """provider=openai: the server lists its models (GET /models) and has the model."""
     url = config.openai_base_url
-    key = os.environ.get("OPENAI_API_KEY")
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
-        response = httpx.get(f"{url}/models", timeout=TIMEOUT, headers=headers)
-        if response.status_code in (401, 403):
-            refused = ModelServerRefusedError(url, response.status_code)
-            return [Check("fail", str(refused), refused.exit_code)]
-        served = [str(m.get("id")) for m in response.json().get("data") or []]
-    except (httpx.HTTPError, ValueError, AttributeError):
-        down = ModelServerUnavailableError(url)
+        served = model_server(config, url).models
+    except (ModelServerRefusedError, ModelServerUnavailableError) as down:
         return [Check("fail", str(down), down.exit_code)]
     checks = [Check("ok", f"A model server answers at {url}: {', '.join(served) or 'no models'}")]
     for model in [config.model, *([config.report_model] if config.report_model else [])]:
@@ -93,7 +87,7 @@ def ollama_checks(config: Configuration) -> list[Check]:
     hosts = config.ollama_hosts
     checks = host_checks(config, hosts[0]) if len(hosts) == 1 else several_hosts(config)
     if config.embed_model:  # embedding goes to the first host only
-        checks.append(embed_model_check(config.embed_model, pulled_on(hosts[0]), hosts[0]))
+        checks.append(embed_model_check(config.embed_model, pulled_on(config, hosts[0]), hosts[0]))
     return checks
 
 
@@ -120,32 +114,20 @@ def several_hosts(config: Configuration) -> list[Check]:
     return [*checks, Check("fail", message, ModelNotFoundError.exit_code)]
 
 
-def ollama_at(url: str) -> tuple[str, list[str]]:
-    """The Ollama version at ``url`` and its pulled models; OllamaUnavailableError if none
-    answers there."""
+def pulled_on(config: Configuration, url: str) -> list[str]:
     try:
-        with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
-            version = client.get("/api/version").json().get("version", "?")
-            tags = client.get("/api/tags").json().get("models") or []
-    except (httpx.HTTPError, ValueError, AttributeError):
-        raise OllamaUnavailableError(url) from None
-    return str(version), sorted(str(m.get("name") or m.get("model")) for m in tags)
-
-
-def pulled_on(url: str) -> list[str]:
-    try:
-        return ollama_at(url)[1]
+        return model_server(config, url).models
     except OllamaUnavailableError:
         return []
 
 
 def host_checks(config: Configuration, url: str) -> list[Check]:
     try:
-        version, pulled = ollama_at(url)
+        pulled = model_server(config, url).models
     except OllamaUnavailableError as down:
         return [Check("fail", str(down), down.exit_code)]
     checks = [
-        Check("ok", f"Ollama {version} is running at {url}"),
+        Check("ok", f"Ollama is running at {url}"),
         Check(
             "ok" if pulled else "warn",
             f"Models pulled: {', '.join(pulled)}"
@@ -187,9 +169,9 @@ def search_checks(config: Configuration) -> list[Check]:
     if config.search in ("local", "hybrid"):
         checks.append(docs_check(config))
     if config.search in ("duckduckgo", "hybrid"):
-        checks.append(web_check("DuckDuckGo", DUCKDUCKGO_URL, config))
+        checks.append(duckduckgo_check())
     if config.search == "searxng":
-        checks.append(web_check("SearXNG", f"{config.searxng_url}/search", config))
+        checks.append(searxng_check(config))
     return checks
 
 
@@ -200,29 +182,42 @@ def docs_check(config: Configuration) -> Check:
         return Check(
             "fail",
             f"search={config.search} needs your documents — pass --docs PATH (or set PONDER_DOCS).",
-            6,
+            ExitCode.SEARCH,
         )
     missing = [p for p in config.docs if not Path(p).expanduser().exists()]
     if missing:
-        return Check("fail", f"Document path(s) missing: {', '.join(missing)} — check --docs.", 6)
+        return Check(
+            "fail",
+            f"Document path(s) missing: {', '.join(missing)} — check --docs.",
+            ExitCode.SEARCH,
+        )
     return Check("ok", f"Local documents: {', '.join(config.docs)}")
 
 
-def web_check(name: str, url: str, config: Configuration) -> Check:
-    fix = (
-        "check the network, or search your own documents with --search local --docs PATH"
-        if name == "DuckDuckGo"
-        else f"start SearXNG at {config.searxng_url} (JSON format enabled) or choose another "
-        "--search"
-    )
+def duckduckgo_check() -> Check:
+    fix = "check the network, or search your own documents with --search local --docs PATH"
     try:
-        params = {"q": "ponder", "format": "json"} if name == "SearXNG" else None
-        response = httpx.get(url, params=params, timeout=TIMEOUT, follow_redirects=True)
+        response = httpx.get(DUCKDUCKGO_URL, timeout=TIMEOUT, follow_redirects=True)
     except httpx.HTTPError as exc:
-        return Check("fail", f"{name} is not reachable ({type(exc).__name__}) — {fix}.", 6)
+        return Check(
+            "fail", f"DuckDuckGo is not reachable ({type(exc).__name__}) — {fix}.", ExitCode.SEARCH
+        )
     if response.status_code >= 400:
-        return Check("fail", f"{name} answered HTTP {response.status_code} — {fix}.", 6)
-    return Check("ok", f"{name} is reachable")
+        message = f"DuckDuckGo answered HTTP {response.status_code} — {fix}."
+        return Check("fail", message, ExitCode.SEARCH)
+    return Check("ok", "DuckDuckGo is reachable")
+
+
+def searxng_check(config: Configuration) -> Check:
+    """Asked through ponder's SearXNG backend, so its errors are the ones a run would meet."""
+    import asyncio
+
+    fix = f"start SearXNG at {config.searxng_url} (JSON format enabled) or choose another --search"
+    try:
+        asyncio.run(searxng_answers(config))
+    except SearchBackendError as exc:
+        return Check("fail", f"{exc} — {fix}.", ExitCode.SEARCH)
+    return Check("ok", "SearXNG is reachable")
 
 
 # -- index -------------------------------------------------------------------------------
@@ -233,8 +228,7 @@ def index_checks(config: Configuration) -> list[Check]:
         return []
     from pathlib import Path
 
-    from ponder.services.search import index_status
-    from ponder.services.search.embeddings import same_model
+    from ponder.documents import embedded_with, index_status
 
     existing = [p for p in config.docs if Path(p).expanduser().exists()]
     if not existing:
@@ -254,7 +248,7 @@ def index_checks(config: Configuration) -> list[Check]:
             )
         ]
     unembedded = status.passages - status.embedded
-    other_model = not same_model(status.embed_model, config.embed_model)
+    other_model = not embedded_with(status.embed_model, config.embed_model)
     if config.embed_model and (other_model or unembedded):
         missing = status.passages if other_model else unembedded
         return [

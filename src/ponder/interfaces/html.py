@@ -15,8 +15,8 @@ import html
 import re
 from typing import Any
 
+from ponder.report import UNSUPPORTED_MARK as MARK
 from ponder.report import Citation, Report, SourceRef
-from ponder.services.verify import MARK
 
 CITATION = re.compile(r"\[(\d{1,4})\]")
 _WORDS = re.compile(r"\w+")

@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.progress import ProgressColumn, Task
 from rich.text import Text
 
+from ponder.errors import ExitCode
+
 Progress = Callable[[int, int], None]
 
 
@@ -24,7 +26,7 @@ def index_command(paths: list[str], options: dict[str, Any] | None = None) -> in
     Ctrl-C keeps what was indexed (or embedded): the next run does only what is missing.
     """
     from ponder.config import Configuration
-    from ponder.services.search import index
+    from ponder.documents import index
 
     config = Configuration.create(**(options or {}))
     console = Console(stderr=True)
@@ -34,7 +36,7 @@ def index_command(paths: list[str], options: dict[str, Any] | None = None) -> in
         stats = _tracked(console, "indexing", "files", seen, index, paths, warn=warnings.append)
     except KeyboardInterrupt:
         _interrupted(console, f"{seen[0]:,} of {seen[1]:,} files", "what was indexed is kept")
-        return 130
+        return ExitCode.INTERRUPTED
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {warning}", markup=True, highlight=False)
     rate = (
@@ -60,26 +62,17 @@ def index_command(paths: list[str], options: dict[str, Any] | None = None) -> in
 
 def _embed(paths: list[str], config: Any, console: Console) -> int:
     """Embed the passages that have no vector yet; Ctrl-C keeps the batches done."""
-    import sqlite3
+    from ponder.documents import embed
 
-    from ponder.errors import StorageError
-    from ponder.services.search import Embedder, embed
-
-    embedder = Embedder(config.embed_model, config.ollama_hosts[0], config.request_timeout)
     seen = [0, 0]
     warnings: list[str] = []
     try:
         stats = _tracked(
-            console, "embedding", "passages", seen, embed, paths, embedder, warn=warnings.append
+            console, "embedding", "passages", seen, embed, paths, config, warn=warnings.append
         )
     except KeyboardInterrupt:
         _interrupted(console, f"{seen[0]:,} of {seen[1]:,} passages", "those embedded are kept")
-        return 130
-    except sqlite3.Error as exc:
-        raise StorageError(
-            f"Cannot store the vectors in the index ({exc}) — is another `ponder index` "
-            "running? Try again when it is done."
-        ) from None
+        return ExitCode.INTERRUPTED
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {warning}", markup=True, highlight=False)
     rate = f", {stats.embedded / stats.seconds:,.1f} passages/s" if stats.embedded else ""
@@ -168,18 +161,11 @@ class PerSecond(ProgressColumn):
 def runs_command(limit: int, as_json: bool, server: str | None = None) -> int:
     """Recent runs, newest first, with what to do about unfinished ones; with a server
     (``--server``, ``PONDER_SERVER``), that server's runs."""
-    import asyncio
-
     from ponder.api import server_url
-    from ponder.services import runs
+    from ponder.history import runs
 
     server = server_url(server)
-    if server:
-        from ponder.remote import remote_runs
-
-        records = asyncio.run(remote_runs(server, max(limit, 1)))
-    else:
-        records = runs.recent(max(limit, 1))
+    records = runs(limit, server)
     if as_json:
         for record in records:
             sys.stdout.write(json.dumps(asdict(record), ensure_ascii=False) + "\n")

@@ -20,7 +20,7 @@ call: :mod:`ponder.interfaces.mcp_http`).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from mcp.server.elicitation import render_elicitation_schema
 from mcp.server.mcpserver import Context, MCPServer
@@ -36,6 +36,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
 from ponder.callers import served_options
+from ponder.choices import Mode, SearchName
 from ponder.errors import PonderError
 from ponder.events import ProgressEvent
 from ponder.interfaces.mcp_http import check_listening, server_auth, transport_security
@@ -63,8 +64,8 @@ def build_server(**auth: Any) -> MCPServer:
     async def research(
         question: str,
         ctx: Context,
-        mode: Literal["auto", "loop", "deep"] | None = None,
-        search: Literal["duckduckgo", "searxng", "local", "hybrid", "tavily"] | None = None,
+        mode: Mode | None = None,
+        search: SearchName | None = None,
         docs: list[str] | None = None,
         max_loops: int | None = None,
     ) -> CallToolResult | InputRequiredResult:
@@ -105,22 +106,17 @@ def build_server(**auth: Any) -> MCPServer:
     ) -> CallToolResult:
         """Search the user's indexed documents (docs, or PONDER_DOCS) and return the best
         passages, each with its file and where in the file it is."""
-        import asyncio
+        from dataclasses import asdict
 
-        from ponder.config import Configuration
-        from ponder.services.search import make_search
+        from ponder.documents import search_documents as search
 
+        warnings: list[str] = []
         try:
             chosen = {"search": "local", **({"docs": docs} if docs else {})}
-            config = Configuration.create(**served_options(chosen))
-            warnings: list[str] = []
-            backend = await asyncio.to_thread(make_search, config, warnings.append)
-            found = await backend.search(query, max(1, min(limit, 20)))
+            found = await search(query, limit, warn=warnings.append, **served_options(chosen))
         except PonderError as exc:
             return _error(str(exc))
-        passages = [
-            {"file": r.url, "title": r.title, "location": r.location, "text": r.text} for r in found
-        ]
+        passages = [asdict(passage) for passage in found]
         lines = [f"{p['file']} ({p['location']}):\n{p['text']}" for p in passages]
         text = "\n\n".join(lines) or f"Nothing in your documents matches {query!r}."
         return CallToolResult(
@@ -179,7 +175,7 @@ def _answered(ctx: Context) -> tuple[str, str] | None:
 
 async def _run(events: Any, ctx: Context) -> CallToolResult | InputRequiredResult:
     """Drive a run to its report, sending a progress notification per round."""
-    from ponder.api import ClarificationNeeded
+    from ponder.errors import ClarificationNeeded
 
     report: Report | None = None
     step = [0]

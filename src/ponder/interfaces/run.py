@@ -21,9 +21,8 @@ from typing import Any
 
 from rich.console import Console
 
-from ponder.errors import ConfigurationError, InvalidInputError, StorageError
+from ponder.errors import ConfigurationError, Interrupted, InvalidInputError, StorageError
 from ponder.events import ProgressEvent
-from ponder.interfaces.cli import Interrupted
 from ponder.interfaces.progress import ProgressView
 from ponder.report import Report
 
@@ -57,12 +56,12 @@ def research_command(question: str, options: dict[str, Any], args: argparse.Name
 def resume_command(thread_id: str, answer: str | None, args: argparse.Namespace) -> int:
     from ponder.api import server_url, stream_resume
     from ponder.errors import RunNotFoundError
-    from ponder.services import runs
+    from ponder.history import run
 
     server = server_url(args.server)
     topic = ""
     if server is None:
-        record = runs.get(thread_id)
+        record = run(thread_id)
         if record is None:
             raise RunNotFoundError(thread_id)
         topic = record.topic
@@ -107,10 +106,9 @@ def check_options(options: dict[str, Any], remote: bool = False) -> None:
         return
     if settings.search == "local" and not settings.docs:
         raise InvalidInputError("--search local needs your documents — add --docs PATH.")
-    if settings.search == "tavily":
-        from ponder.services.search.tavily import tavily_key
+    from ponder.probe import search_ready
 
-        tavily_key()  # no key: say so before the run starts
+    search_ready(settings)  # no Tavily key: say so before the run starts
 
 
 def output_target(topic: str, out: str | None, fmt: str | None) -> tuple[str, Path | None]:
@@ -261,8 +259,9 @@ def deliver(
     server: str | None = None,
 ) -> int:
     """Write the report file, print the report (or JSON), and say where the file is."""
+    from ponder.history import saved
+
     where = f" --server {server}" if server else ""
-    from ponder.services import runs
 
     path = out or default_path(report.topic, fmt)
     content = report.markdown
@@ -277,7 +276,7 @@ def deliver(
             f"Cannot write the report to {path} ({exc.strerror or exc}) — choose another --out; "
             f"the run is saved, `ponder resume {report.thread_id}{where}` prints it again."
         ) from None
-    runs.finish(report.thread_id, "done", output=str(path))
+    saved(report.thread_id, str(path))
     if as_json:
         payload = {"path": str(path), **report.model_dump(mode="json")}
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")

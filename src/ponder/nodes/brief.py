@@ -4,18 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from ponder import prompts
 from ponder.deep_state import DeepState
 from ponder.nodes.clarify import conversation_text
 from ponder.nodes.context import NodeContext, node
+from ponder.schemas import ResearchBrief
 from ponder.services.llm import Prompt
 from ponder.services.vetting import usable_text
-
-
-class ResearchBrief(BaseModel):
-    brief: str = Field(max_length=1500)
 
 
 @node("write_research_brief")

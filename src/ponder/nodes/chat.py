@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, AnyMessage
 
 from ponder.errors import InvalidInputError
 from ponder.state import LoopState
+from ponder.topic import clean_topic
 
 # What one question's research rewrites; everything else (sources, summary, queries run,
 # passages shown, stats) accumulates over the thread.
@@ -33,8 +34,6 @@ _PER_TURN: dict[str, Any] = {
 
 def take_question(state: LoopState) -> dict[str, Any]:
     """The topic: the last human message when the run came as chat, else as given."""
-    from ponder.api import clean_topic
-
     messages = state.get("messages") or []
     last = _last(messages)
     if last is not None and last.type == "human":

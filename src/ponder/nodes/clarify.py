@@ -9,21 +9,15 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from langgraph.types import interrupt
-from pydantic import BaseModel, Field
 
 from ponder import prompts
 from ponder.deep_state import DeepState
 from ponder.nodes.context import NodeContext, node
+from ponder.schemas import Clarification
 from ponder.services.llm import Prompt
 from ponder.services.vetting import usable_text
 
 MAX_QUESTIONS = 2
-
-
-class Clarification(BaseModel):
-    need_clarification: bool
-    question: str = Field(max_length=300)
-    verification: str = Field(max_length=300)
 
 
 def conversation_text(state: DeepState) -> str:

@@ -11,8 +11,10 @@ from langchain_core.runnables import RunnableConfig
 
 from ponder.config import Configuration
 from ponder.redact import redact
+from ponder.report import RunStats
+from ponder.run_settings import run_configuration
 from ponder.services.llm import LLM, Usage
-from ponder.services.stats import merge_stats
+from ponder.stats import merge_stats
 
 S = TypeVar("S")
 
@@ -34,6 +36,10 @@ class NodeContext:
         self.emit("warning", message=message)
 
     def count(self, key: str, amount: float = 1) -> None:
+        """Add to one of the run's statistics, a field of :class:`RunStats` (which the
+        caller gets); a name that is none is a bug, not a figure to drop on the way."""
+        if key not in RunStats.model_fields:
+            raise KeyError(f"{key!r} is not a RunStats field: add it there to count it")
         self.counters[key] = self.counters.get(key, 0) + amount
 
     def emit(self, kind: str, **data: Any) -> None:
@@ -66,7 +72,7 @@ NodeFn = Callable[[S, NodeContext], Awaitable[dict[str, Any]]]
 
 async def run_node(name: str, body: NodeFn[S], state: S, config: RunnableConfig) -> dict[str, Any]:
     """Run a node body: resolve configuration, time it, and add its cost to ``stats``."""
-    ctx = NodeContext(name, Configuration.from_runnable_config(config))
+    ctx = NodeContext(name, run_configuration(config))
     ctx.emit("node_start")
     started = time.perf_counter()
     update = await body(state, ctx)

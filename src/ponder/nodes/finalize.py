@@ -15,9 +15,9 @@ from ponder.services.excerpts import excerpt_blocks
 from ponder.services.extractive import completion
 from ponder.services.grounding import Grounding
 from ponder.services.llm import Draft, Prompt
-from ponder.services.sources import Source
 from ponder.services.support import Evidence
 from ponder.services.vetting import is_reading_note
+from ponder.sources import Source
 from ponder.state import LoopState
 
 

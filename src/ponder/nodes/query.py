@@ -2,36 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 from datetime import date
-from typing import Annotated, Any
-
-from pydantic import BaseModel, Field, create_model
+from typing import Any
 
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
+from ponder.schemas import query_plan_schema
 from ponder.services.llm import Prompt
 from ponder.services.vetting import MAX_QUERY_CHARS, normalise, vet_queries
 from ponder.state import LoopState
-
-# A search query or sub-topic is a short phrase; the cap also stops a weak model from
-# spending its token budget inside one runaway string.
-SearchPhrase = Annotated[str, Field(max_length=120)]
-
-
-class QueryPlan(BaseModel):
-    rationale: str = Field(max_length=200)
-    queries: list[SearchPhrase]
-
-
-@functools.cache
-def query_plan_schema(n: int) -> type[QueryPlan]:
-    """QueryPlan with 1..n queries, so constrained decoding cannot exceed the budget."""
-    return create_model(
-        "QueryPlan",
-        __base__=QueryPlan,
-        queries=(list[SearchPhrase], Field(min_length=1, max_length=n)),
-    )
 
 
 async def _planned(state: LoopState, ctx: NodeContext, already: list[str], n: int) -> list[str]:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Literal
-
-from pydantic import BaseModel, Field, create_model
 
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.query import SearchPhrase
 from ponder.nodes.route import can_hand_off
+from ponder.schemas import Reflection, reflection_schema
 from ponder.services.llm import Prompt
 from ponder.services.vetting import (
     evidence,
@@ -20,23 +17,6 @@ from ponder.services.vetting import (
     vet_queries,
 )
 from ponder.state import LoopState, ReflectionState
-
-
-class Reflection(BaseModel):
-    is_sufficient: bool
-    knowledge_gap: str = Field(max_length=300)
-    follow_up_queries: list[SearchPhrase]
-    scope: Literal["focused", "broad"]
-    subtopics: list[SearchPhrase] = Field(default_factory=list, max_length=4)
-
-
-@functools.cache
-def reflection_schema(n: int) -> type[Reflection]:
-    return create_model(
-        "Reflection",
-        __base__=Reflection,
-        follow_up_queries=(list[SearchPhrase], Field(min_length=1, max_length=n)),
-    )
 
 
 @node("reflect")

@@ -13,11 +13,11 @@ import hashlib
 import time
 from typing import Any
 
-from ponder.errors import SearchError
+from ponder.errors import SearchBackendError
 from ponder.nodes.context import NodeContext, node
 from ponder.services.reader import best_passages
 from ponder.services.search import SearchBackend, SearchResult, make_search
-from ponder.services.sources import Source, merge_sources, next_number, source_key
+from ponder.sources import Source, merge_sources, next_number, source_key
 from ponder.state import Finding, LoopState
 
 MAX_PARALLEL_QUERIES = 5
@@ -59,9 +59,7 @@ async def _search_all(
             started = time.perf_counter()
             try:
                 found = await backend.search(query, ctx.config.results_per_query)
-            except SearchError:  # misconfigured (a rejected key): no later query can work
-                raise
-            except Exception as exc:  # a failing query must not sink the round
+            except SearchBackendError as exc:  # a failing query must not sink the round
                 ctx.warn(f"Search for {query!r} failed: {exc}")
                 found = []
             ctx.count("search_calls")

@@ -8,7 +8,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphInterrupt
 
 from ponder.deep_state import ResearcherResult, ResearcherTask
-from ponder.errors import ModelNotFoundError, OllamaUnavailableError, SearchError
+from ponder.errors import ModelNotFoundError, OllamaUnavailableError, PonderError, SearchError
 from ponder.nodes.context import NodeContext, run_node
 
 
@@ -31,18 +31,16 @@ def make_researcher(loop_graph: Any) -> Any:
 async def research_subtopic(
     loop_graph: Any, task: ResearcherTask, ctx: NodeContext
 ) -> dict[str, Any]:
-    from ponder.graphs.loop import recursion_limit
-
     ctx.emit("researcher", topic=task["topic"], status="started")
     # The checkpointer, namespace, stream writer and the run's settings (its configurable
     # and runtime context) are inherited from LangGraph's context; on a served graph the
     # researcher's nodes check the caller's settings again, as every node does.
-    config = RunnableConfig(recursion_limit=recursion_limit(ctx.config))
+    config = RunnableConfig(recursion_limit=ctx.config.recursion_limit)
     try:
         output = await loop_graph.ainvoke(dict(task), config)
     except (GraphInterrupt, OllamaUnavailableError, ModelNotFoundError, SearchError):
         raise  # no other researcher can do better: stop with the clear error
-    except Exception as exc:  # one failing researcher must not sink the run
+    except PonderError as exc:  # one failing researcher must not sink the run; a bug does
         ctx.emit("researcher", topic=task["topic"], status="failed")
         return {"researcher_results": [_failed(task, f"{type(exc).__name__}: {exc}")]}
     stats = output.get("stats") or {}

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from langchain_core.runnables import RunnableConfig
 
 from ponder.config import Configuration
+from ponder.run_settings import run_configuration
 from ponder.state import LoopState
 
 AfterReflect = Literal["web_research", "finalize_summary", "deep_research"]
@@ -16,7 +17,7 @@ InResearcher = Literal["web_research", "finalize_summary"]
 
 def route_start(state: LoopState, config: RunnableConfig) -> AtStart:
     """``mode=deep`` hands the topic to the deep pipeline before any loop round."""
-    mode = Configuration.from_runnable_config(config).mode
+    mode = run_configuration(config).mode
     return "deep_research" if mode == "deep" else "generate_query"
 
 
@@ -28,7 +29,7 @@ def can_hand_off(state: LoopState, settings: Configuration) -> bool:
 
 def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
     """Hand off a broad topic, stop when sufficient or out of rounds, else search again."""
-    settings = Configuration.from_runnable_config(config)
+    settings = run_configuration(config)
     reflection: dict[str, Any] = dict(state.get("reflection") or {})
     if settings.mode == "auto" and reflection.get("scope") == "broad":
         return "deep_research"

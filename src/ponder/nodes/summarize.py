@@ -10,47 +10,21 @@ and the summary is held to ``summary_tokens``, so prompts do not grow with the r
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field, create_model
+from typing import Any
 
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.research import PIECE_SEPARATOR, finding_pieces, piece_digest
+from ponder.schemas import Claim, SummaryUpdate, summary_schema
 from ponder.services import budget
 from ponder.services.citations import cited_numbers, remove_invalid
 from ponder.services.llm import Prompt
 from ponder.services.reader import best_passages, bm25_scores
-from ponder.services.sources import Source
 from ponder.services.vetting import reading_note, usable_claims
+from ponder.sources import Source
 from ponder.state import Finding, LoopState
 
-MAX_FINDINGS = 8  # with statements of ≤240 characters, about what summary_tokens holds
 BLOCK_CHARS = 900  # source text per block shown to the model, chosen by relevance
-
-
-class Claim(BaseModel):
-    statement: str = Field(max_length=240)
-    sources: list[int]
-
-
-class SummaryUpdate(BaseModel):
-    findings: list[Claim]
-
-
-def summary_schema(numbers: list[int]) -> type[SummaryUpdate]:
-    """SummaryUpdate whose claims may only cite ``numbers``."""
-    allowed = Literal[tuple(sorted(set(numbers)))]  # type: ignore[valid-type]
-    claim = create_model(
-        "Claim",
-        __base__=Claim,
-        sources=(list[allowed], Field(min_length=1, max_length=3)),  # type: ignore[valid-type]
-    )
-    return create_model(
-        "SummaryUpdate",
-        __base__=SummaryUpdate,
-        findings=(list[claim], Field(min_length=1, max_length=MAX_FINDINGS)),  # type: ignore[valid-type]
-    )
 
 
 def render(claims: list[Claim]) -> str:

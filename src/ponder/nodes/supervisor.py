@@ -10,22 +10,15 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from langgraph.types import Send
-from pydantic import BaseModel, Field
 
 from ponder import prompts
 from ponder.deep_state import DeepState, Note, ResearcherResult, ResearcherTask
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.query import SearchPhrase
+from ponder.schemas import SupervisorDecision
 from ponder.services.citations import remap
 from ponder.services.llm import Prompt
-from ponder.services.sources import Source, next_number, source_key
 from ponder.services.vetting import is_junk_subtopic, normalise
-
-
-class SupervisorDecision(BaseModel):
-    reflection: str = Field(max_length=300)
-    subtopics: list[SearchPhrase] = Field(default_factory=list, max_length=6)
-    research_complete: bool
+from ponder.sources import Source, next_number, source_key
 
 
 def merge_results(

@@ -14,13 +14,10 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ponder.config import Configuration
 from ponder.paths import cache_dir
-
-if TYPE_CHECKING:  # the search package imports this module; avoid the cycle at runtime
-    from ponder.services.search.base import SearchBackend, SearchResult
 
 Warn = Callable[[str], None]
 
@@ -138,27 +135,3 @@ class Cache:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-
-
-class CachedSearch:
-    """A search backend whose answers (including 'no results') are cached by backend + query.
-
-    Failures are not cached, so a later run retries them.
-    """
-
-    def __init__(self, backend: SearchBackend, cache: Cache) -> None:
-        self.backend = backend
-        self.cache = cache
-        self.name = backend.name
-
-    async def search(self, query: str, max_results: int) -> list[SearchResult]:
-        from ponder.services.search.base import SearchResult
-
-        key = json.dumps([query.strip(), max_results])
-        namespace = f"search:{self.backend.name}"
-        cached = await self.cache.aget(namespace, key)
-        if isinstance(cached, list):
-            return [SearchResult.model_validate(item) for item in cached]
-        results = await self.backend.search(query, max_results)
-        await self.cache.aset(namespace, key, [r.model_dump() for r in results])
-        return results

@@ -8,9 +8,9 @@ from typing import Any
 
 from ponder.services.citations import remove_invalid, renumber, sources_section
 from ponder.services.extractive import extractive_body
-from ponder.services.sources import Source
 from ponder.services.support import Evidence
 from ponder.services.verify import Checked, verify
+from ponder.sources import Source
 
 # A line that is only a heading such as "## Sources", "**References:**" or "Bibliography".
 _SOURCES_HEADING = re.compile(

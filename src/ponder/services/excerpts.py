@@ -13,7 +13,7 @@ from __future__ import annotations
 from ponder import prompts
 from ponder.services import budget
 from ponder.services.reader import best_passages, bm25_scores
-from ponder.services.sources import Source
+from ponder.sources import Source
 
 MIN_TOKENS = 150  # less room than this is not worth an excerpt
 EXCERPT_CHARS = 700  # of one source, at most

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from ponder.services import guard
 from ponder.services.citations import cited_numbers, defuse
 from ponder.services.reader import bm25_scores
-from ponder.services.sources import Source
 from ponder.services.vetting import is_reading_note
 from ponder.services.words import shares_content, stems
+from ponder.sources import Source
 
 NOTE = (
     "*Extractive report: the model's own text was unusable, so this report lists the cited "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import time
@@ -49,6 +50,9 @@ DEGENERATE_RETRIES = 1
 # Tags on model calls: LangGraph leaves ``nostream`` calls (JSON decisions) out of its
 # ``messages`` stream, so chat clients see only the prose ponder writes.
 TEXT_TAG = "ponder:text"
+
+# What langchain-ollama raises (as a ValueError) when a server answers with an empty stream.
+_EMPTY_STREAM = "No data received from Ollama stream"
 
 # Room kept free in the context window for the chat template and the model's answer.
 _TEMPLATE_OVERHEAD_TOKENS = 64
@@ -472,8 +476,14 @@ class LLM:
             raise OllamaUnavailableError(url) from None
         except (TimeoutError, httpx.TimeoutException):
             raise ModelCallError(f"no answer within {self.config.request_timeout:g}s") from None
-        except (httpx.TransportError, ValueError) as exc:
+        except httpx.TransportError as exc:
             raise ModelCallError(f"connection problem: {type(exc).__name__}: {exc}") from None
+        except (json.JSONDecodeError, ValidationError) as exc:  # not Ollama's wire format
+            raise ModelCallError(f"the server's answer is not Ollama's: {exc}") from None
+        except ValueError as exc:
+            if _EMPTY_STREAM not in str(exc):
+                raise  # ponder's own code failed inside the call: a bug, not the network
+            raise ModelCallError(f"the server sent an empty answer ({exc})") from None
 
     def _emit(self, kind: str, **data: Any) -> None:
         if kind in ("discarded", "cut"):  # what was shown live is not (all) the report

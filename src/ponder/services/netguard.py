@@ -5,9 +5,8 @@ service or a cloud metadata endpoint. Unless private URLs are allowed, the reade
 any host that is, or resolves to, an address that is not on the public internet.
 
 The check runs before every request and after every redirect, and again when the
-connection is made: :class:`PinnedBackend` connects only to an address it has just resolved
-and checked, so a name that answers differently the second time (DNS rebinding) gains
-nothing.
+connection is made (:mod:`ponder.services.pinned`), so a name that answers differently the
+second time (DNS rebinding) gains nothing.
 """
 
 from __future__ import annotations
@@ -16,12 +15,7 @@ import asyncio
 import ipaddress
 import re
 import socket
-from collections.abc import Iterable
-from typing import Any
 from urllib.parse import urlsplit
-
-import httpcore
-import httpx
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -99,9 +93,9 @@ async def check_url(url: str, *, allow_private: bool = False) -> None:
         raise UnsafeURLError(f"host '{host}' is loopback")
     literal = parse_ip_literal(name)
     if literal is not None:
-        _raise_if_forbidden(host, [literal])
+        raise_if_forbidden(host, [literal])
         return
-    _raise_if_forbidden(host, await resolve(name, port))
+    raise_if_forbidden(host, await resolve(name, port))
 
 
 async def resolve(host: str, port: int | None) -> list[IPAddress]:
@@ -122,60 +116,10 @@ async def resolve(host: str, port: int | None) -> list[IPAddress]:
     return addresses
 
 
-def _raise_if_forbidden(host: str, addresses: list[IPAddress]) -> None:
+def raise_if_forbidden(host: str, addresses: list[IPAddress]) -> None:
     for ip in addresses:
         reason = forbidden_reason(ip)
         if reason:
             raise UnsafeURLError(
                 f"host '{host}' resolves to {reason}; set allow_private_urls to read it"
             )
-
-
-class PinnedBackend(httpcore.AsyncNetworkBackend):
-    """Connects only to addresses it has just resolved and checked.
-
-    Checking a URL and then letting the HTTP client resolve the name again leaves a window
-    for DNS rebinding (a name that answers a public address first and 127.0.0.1 next). This
-    backend resolves once, checks every address and connects to a checked one; TLS still
-    verifies the certificate against the original host name.
-    """
-
-    def __init__(self, *, allow_private: bool) -> None:
-        self.allow_private = allow_private
-        self._inner = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        literal = parse_ip_literal(host)
-        addresses = [literal] if literal is not None else await resolve(host, port)
-        if not self.allow_private:
-            _raise_if_forbidden(host, addresses)
-        return await self._inner.connect_tcp(
-            str(addresses[0]), port, timeout=timeout, local_address=local_address,
-            socket_options=socket_options,
-        )  # fmt: skip
-
-    async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore.AsyncNetworkStream:
-        raise UnsafeURLError("unix sockets are not fetched")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
-
-
-def pinned_transport(*, allow_private: bool, verify: Any) -> httpx.AsyncHTTPTransport:
-    """An httpx transport whose connections go through :class:`PinnedBackend`."""
-    transport = httpx.AsyncHTTPTransport(verify=verify, trust_env=False)
-    pool = getattr(transport, "_pool", None)
-    if isinstance(pool, httpcore.AsyncConnectionPool):
-        # httpx has no public hook for httpcore's network backend; the pool reads it per
-        # connection, so replacing it before the first request is enough.
-        pool._network_backend = PinnedBackend(allow_private=allow_private)
-    return transport

@@ -24,7 +24,8 @@ import httpx
 
 from ponder.config import Configuration
 from ponder.services.cache import Cache
-from ponder.services.netguard import UnsafeURLError, check_url, pinned_transport
+from ponder.services.netguard import UnsafeURLError, check_url
+from ponder.services.pinned import pinned_transport
 from ponder.services.tls import shared_ssl_context
 from ponder.services.words import content_words, stem
 

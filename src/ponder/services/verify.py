@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ponder.report import UNSUPPORTED_MARK
 from ponder.services.citations import cited_numbers, in_prose, prose_only
 from ponder.services.support import Evidence, Match, Span, claim_stems
 
@@ -33,7 +34,7 @@ REPOINT_MARGIN = 0.2  # a re-pointed citation must beat the cited source by this
 UNSUPPORTED = 0.3  # below this with every source, a sentence is marked
 MIN_ADD_WORDS = 3  # an added citation rests on at least this many of the claim's words
 MIN_MARK_WORDS = 4  # shorter sentences (transitions, labels) are never marked
-MARK = "[unsupported]"
+MARK = UNSUPPORTED_MARK
 
 _GROUP = re.compile(r"(?<!\w)\[(\s*\d{1,3}\s*(?:[,;]\s*\d{1,3}\s*)*)\](?!\()")
 _FENCE_LINE = re.compile(r"^[ \t]*(```|~~~)")

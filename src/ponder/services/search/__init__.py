@@ -25,8 +25,9 @@ from pathlib import Path
 
 from ponder.config import Configuration
 from ponder.errors import SearchError
-from ponder.services.cache import Cache, CachedSearch
+from ponder.services.cache import Cache
 from ponder.services.search.base import SearchBackend, SearchBackendError, SearchResult
+from ponder.services.search.cached import CachedSearch
 from ponder.services.search.duckduckgo import DuckDuckGoSearch
 from ponder.services.search.embeddings import Embedder
 from ponder.services.search.fallback import FallbackSearch

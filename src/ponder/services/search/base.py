@@ -6,6 +6,10 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from ponder.errors import SearchBackendError
+
+__all__ = ["Origin", "SearchBackend", "SearchBackendError", "SearchResult"]
+
 Origin = Literal["web", "local", "mcp"]
 
 
@@ -27,10 +31,6 @@ class SearchResult(BaseModel):
     @property
     def text(self) -> str:
         return self.content or self.snippet
-
-
-class SearchBackendError(Exception):
-    """A backend failed (network, server error). 'No results' is an empty list, not this."""
 
 
 @runtime_checkable

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ponder.services.sources import Source
+from ponder.sources import Source
 from ponder.testing.pydocs import Block, Page
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`“\"'(])")

@@ -1,0 +1,17 @@
+"""The names a user chooses among, in one place: Configuration types its fields with them,
+the CLI offers them as choices and the MCP tool as an enum.
+
+Only ``typing`` is imported, so ``ponder --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+SearchName = Literal["duckduckgo", "searxng", "local", "hybrid", "tavily"]
+Mode = Literal["auto", "loop", "deep"]
+Provider = Literal["ollama", "openai"]
+
+SEARCH_NAMES: tuple[str, ...] = get_args(SearchName)
+MODES: tuple[str, ...] = get_args(Mode)
+PROVIDERS: tuple[str, ...] = get_args(Provider)

@@ -1,0 +1,30 @@
+"""A web backend's answers cached on disk, per backend and query (``cache``, its TTL)."""
+
+from __future__ import annotations
+
+import json
+
+from ponder.services.cache import Cache
+from ponder.services.search.base import SearchBackend, SearchResult
+
+
+class CachedSearch:
+    """A search backend whose answers (including 'no results') are cached by backend + query.
+
+    Failures are not cached, so a later run retries them.
+    """
+
+    def __init__(self, backend: SearchBackend, cache: Cache) -> None:
+        self.backend = backend
+        self.cache = cache
+        self.name = backend.name
+
+    async def search(self, query: str, max_results: int) -> list[SearchResult]:
+        key = json.dumps([query.strip(), max_results])
+        namespace = f"search:{self.backend.name}"
+        cached = await self.cache.aget(namespace, key)
+        if isinstance(cached, list):
+            return [SearchResult.model_validate(item) for item in cached]
+        results = await self.backend.search(query, max_results)
+        await self.cache.aset(namespace, key, [r.model_dump() for r in results])
+        return results
