@@ -10,6 +10,7 @@ import pytest
 from langgraph_dev import Team, start_team
 from support import write_corpus
 
+from ponder.services.search import pacing, public_api
 from ponder.services.search.fallback import FallbackSearch
 from ponder.testing import Rig, ScriptedBackend
 from ponder.testing.models import GEMMA3, SMOLLM2, ModelSpec
@@ -24,7 +25,13 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PONDER_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("PONDER_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("LANGSMITH_TRACING", "false")
+    # Wikipedia and arXiv (hybrid search asks both) are a closed local port unless a test
+    # starts its own: no test reaches the real APIs.
+    monkeypatch.setenv("PONDER_WIKIPEDIA_URL", "http://127.0.0.1:9/w/api.php")
+    monkeypatch.setenv("PONDER_ARXIV_URL", "http://127.0.0.1:9/api/query")
     FallbackSearch.forget_failures()  # no test inherits another's search outage
+    public_api.forget_failures()
+    pacing.forget_all()
     return tmp_path
 
 

@@ -36,6 +36,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
 from ponder.callers import served_options
+from ponder.config import SearchName
 from ponder.errors import PonderError
 from ponder.events import ProgressEvent
 from ponder.interfaces.mcp_http import check_listening, server_auth, transport_security
@@ -64,14 +65,15 @@ def build_server(**auth: Any) -> MCPServer:
         question: str,
         ctx: Context,
         mode: Literal["auto", "loop", "deep"] | None = None,
-        search: Literal["duckduckgo", "searxng", "local", "hybrid", "tavily"] | None = None,
+        search: SearchName | list[SearchName] | None = None,
         docs: list[str] | None = None,
         max_loops: int | None = None,
     ) -> CallToolResult | InputRequiredResult:
         """Research a question and return a cited report (Markdown) with its sources.
 
         mode: loop (focused), deep (broad topics: clarify, brief, parallel researchers), or
-        auto. search: where to look (local = the user's documents, given in docs).
+        auto. search: where to look (local = the user's documents, given in docs;
+        wikipedia, arxiv: their APIs), one backend or a list of several.
         max_loops: at most this many search rounds.
         """
         from ponder.api import new_thread_id, stream

@@ -37,6 +37,7 @@ FLAGS = {
     "searxng_url": "--searxng-url",
     "fallback": "--fallback",
     "model": "--model",
+    "wikipedia_lang": "--wikipedia-lang",
 }
 
 
@@ -105,9 +106,11 @@ def check_options(options: dict[str, Any], remote: bool = False) -> None:
         raise ConfigurationError(message) from None
     if remote:
         return
-    if settings.search == "local" and not settings.docs:
-        raise InvalidInputError("--search local needs your documents — add --docs PATH.")
-    if settings.search == "tavily":
+    if "local" in settings.searches and not settings.docs:
+        raise InvalidInputError(
+            f"--search {settings.search} needs your documents — add --docs PATH."
+        )
+    if "tavily" in settings.searches:
         from ponder.services.search.tavily import tavily_key
 
         tavily_key()  # no key: say so before the run starts
