@@ -4,9 +4,10 @@ The corpus is pydoc's text for standard-library modules, rendered at run time: o
 page per question and pages that share their vocabulary. Each question avoids its module's
 name and the words of its summary line, the way someone asks who does not know the module
 ("reflow a long paragraph", not "wrap text"). For every question we record the rank of the
-answer page among the files found with BM25 alone and with hybrid search (BM25 fused with
+answer page among the files found with BM25 alone, with the vectors alone (to tell the
+model's misses from the fusion's) and with hybrid search (BM25 fused with
 multilingual-e5-small's nearest passages, the rig's real embedder behind ``/api/embed``,
-as ponder calls Ollama), and report answer page @1 and @3 for both, the questions hybrid
+as ponder calls Ollama), and report answer page @1 and @3 for each, the questions hybrid
 loses that BM25 finds, embedding throughput (passages per second, the whole corpus
 embedded once) and hybrid query latency (the query's embedding over HTTP included).
 
@@ -87,13 +88,17 @@ def run_paraphrase_bench(threads: int = 2) -> dict[str, Any]:
                 hits = local.search(question, TOP, query_vector=vector, embed_model=E5_EMBED_MODEL)
                 latencies.append((time.perf_counter() - began) * 1000)
                 hybrid = [Path(h.url).stem for h in hits]
+                alone = local.search("", TOP, query_vector=vector, embed_model=E5_EMBED_MODEL)
+                vectors = [Path(h.url).stem for h in alone]
                 rows.append(
                     {
                         "question": question,
                         "answer": answer,
                         "bm25": bm25,
+                        "vectors": vectors,
                         "hybrid": hybrid,
                         "bm25_rank": rank(bm25, answer),
+                        "vectors_rank": rank(vectors, answer),
                         "hybrid_rank": rank(hybrid, answer),
                     }
                 )
@@ -101,6 +106,7 @@ def run_paraphrase_bench(threads: int = 2) -> dict[str, Any]:
         embedder.close()
     bm25_ranks = [r["bm25_rank"] for r in rows]
     hybrid_ranks = [r["hybrid_rank"] for r in rows]
+    vector_ranks = [r["vectors_rank"] for r in rows]
     lost = [r["answer"] for r in rows if r["bm25_rank"] and not r["hybrid_rank"]]
     gained = [r["answer"] for r in rows if r["hybrid_rank"] and not r["bm25_rank"]]
     return {
@@ -109,6 +115,8 @@ def run_paraphrase_bench(threads: int = 2) -> dict[str, Any]:
         "passages": stats.embedded,
         "bm25_at_1_pct": share(bm25_ranks, 1),
         "bm25_at_3_pct": share(bm25_ranks, 3),
+        "vectors_at_1_pct": share(vector_ranks, 1),
+        "vectors_at_3_pct": share(vector_ranks, 3),
         "hybrid_at_1_pct": share(hybrid_ranks, 1),
         "hybrid_at_3_pct": share(hybrid_ranks, 3),
         "lost_by_hybrid": lost,
@@ -129,6 +137,9 @@ def print_summary(result: dict[str, Any]) -> None:
     )
     print(f"  BM25 alone:        @1 {result['bm25_at_1_pct']} %  @3 {result['bm25_at_3_pct']} %")
     print(
+        f"  vectors alone:     @1 {result['vectors_at_1_pct']} %  @3 {result['vectors_at_3_pct']} %"
+    )
+    print(
         f"  hybrid (e5-small): @1 {result['hybrid_at_1_pct']} %  @3 {result['hybrid_at_3_pct']} %"
         f"  lost: {result['lost_by_hybrid'] or 'none'}  gained: {result['gained_by_hybrid']}"
     )
@@ -137,7 +148,10 @@ def print_summary(result: dict[str, Any]) -> None:
         f"{result['hybrid_query_ms_p50']} ms median ({result['hybrid_query_ms_max']} ms max)"
     )
     for row in result["rows"]:
-        print(f"    {row['answer']:>10}  bm25 {row['bm25']}  hybrid {row['hybrid']}")
+        print(
+            f"    {row['answer']:>10}  bm25 {row['bm25']}  vectors {row['vectors']}  "
+            f"hybrid {row['hybrid']}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
