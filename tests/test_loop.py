@@ -109,7 +109,7 @@ async def test_a_round_whose_searches_all_fail_ends_with_a_clear_report(
         async def search(self, query: str, max_results: int) -> list[Any]:
             raise RuntimeError("index unreadable")
 
-    monkeypatch.setattr("ponder.nodes.research.make_search", lambda config, warn: Broken())
+    monkeypatch.setattr("ponder.nodes.research.make_search", lambda *_: Broken())
     report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=2))
     assert "No sources were found" in report.markdown
     assert any("index unreadable" in w for w in report.stats.warnings)
