@@ -14,6 +14,10 @@ Everything runs on this machine against the test rig (scripted replies, or the r
   cited, tokens and wall time, next to the figures measured before issue 10 (target with the
   tiny model: found for ≥ 90 % of questions at fewer tokens per question than before); the
   same with SmolLM2-135M-Instruct, which has no "before"
+- what semantic search buys (paraphrase.py): 16 questions worded unlike their pydoc page,
+  answer page @1/@3 with BM25 alone and hybrid with multilingual-e5-small behind the rig,
+  embedding throughput and hybrid query latency (target: hybrid @3 ≥ 90 %, no question
+  BM25 finds lost)
 - strong prose (strong_prose.py): 50 reports of the Python docs' own prose, arranged as a
   capable model writes, streamed as the model's report: the share kept whole and why not;
   citation precision with 30 % of citations misdirected (target: ≥ 98 % kept, ≥ 95 %
@@ -634,6 +638,17 @@ def print_table(results: dict[str, Any]) -> None:
                 + mark(h["target_met"]),
             )
         )
+    if results.get("paraphrase"):
+        s = results["paraphrase"]
+        rows.append(
+            (
+                f"paraphrased questions ({s['questions']}), answer page @1/@3",
+                f"BM25 {s['bm25_at_1_pct']}/{s['bm25_at_3_pct']}%, hybrid e5-small "
+                f"{s['hybrid_at_1_pct']}/{s['hybrid_at_3_pct']}%, lost "
+                f"{len(s['lost_by_hybrid'])}; {s['passages_per_second']} passages/s, query "
+                f"{s['hybrid_query_ms_p50']} ms" + mark(s["target_met"]),
+            )
+        )
     quality = results.get("quality") or {}
     for kind in ("scripted", "tiny", "smol"):
         if kind in quality:
@@ -784,6 +799,9 @@ def main(argv: list[str] | None = None) -> int:
         steps.append(("tiny", lambda: bench_tiny(corpus, growth=args.tiny_growth)))
     if not args.no_quality:
         steps.append(("quality", lambda: bench_quality(tiny=not args.no_tiny)))
+        from paraphrase import run_paraphrase_bench
+
+        steps.append(("paraphrase", run_paraphrase_bench))
     if not args.no_prose:
         steps.append(("strong_prose", bench_strong_prose))
     if not args.no_search:

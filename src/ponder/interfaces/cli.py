@@ -106,7 +106,17 @@ def build_parser() -> Parser:
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("research options")
     group.add_argument("--model", help="Ollama model, e.g. gemma3:4b")
-    group.add_argument("--search", choices=SEARCH_CHOICES, help="search backend")
+    group.add_argument(
+        "--search",
+        type=_search_names,
+        metavar="NAME[,NAME]",
+        help=f"search backend(s): {', '.join(SEARCH_CHOICES)}; several comma-separated",
+    )
+    group.add_argument(
+        "--wikipedia-lang",
+        metavar="LANG",
+        help="Wikipedia edition (en, de, …); default: the question's language",
+    )
     group.add_argument(
         "--docs", action="append", metavar="PATH", help="your documents (repeatable)"
     )
@@ -279,6 +289,7 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         "embed_model": args.embed_model,
         "provider": args.provider,
         "openai_base_url": args.openai_url,
+        "wikipedia_lang": args.wikipedia_lang,
     }
     options.update({key: value for key, value in flags.items() if value is not None})
     if args.docs:
@@ -294,6 +305,18 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.fallback:
         options["fallback"] = True
     return options
+
+
+def _search_names(value: str) -> str:
+    """``--search a,b``: every name a backend's, checked before anything runs."""
+    names = [part.strip().lower() for part in value.split(",") if part.strip()]
+    unknown = [name for name in names if name not in SEARCH_CHOICES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown backend {', '.join(unknown) or repr(value)} "
+            f"(choose from {', '.join(SEARCH_CHOICES)}, or several comma-separated)"
+        )
+    return ",".join(dict.fromkeys(names))
 
 
 def require_paths(paths: list[str], flag: str) -> list[str]:

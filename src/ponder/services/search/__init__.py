@@ -6,10 +6,14 @@ Fallback order (each step is announced through ``warn``):
 - ``searxng``: SearXNG → local documents (when ``docs`` is set); DuckDuckGo, a public
   engine, only with ``fallback`` (private searches stay private unless you opt in).
 - ``local``: local documents only; no network at all.
-- ``hybrid``: local documents, the web (DuckDuckGo → SearXNG) and the allowed tools of
-  ``mcp_servers`` concurrently, merged by rank; a side failing leaves the others.
+- ``hybrid``: local documents, the web (DuckDuckGo → SearXNG), Wikipedia, arXiv and the
+  allowed tools of ``mcp_servers`` concurrently, merged by rank; a side failing leaves the
+  others.
 - ``tavily``: Tavily's API (key in TAVILY_API_KEY) → local documents (when ``docs`` is set);
   DuckDuckGo only with ``fallback``.
+- ``wikipedia``, ``arxiv``: their keyless APIs → local documents (when ``docs`` is set).
+- several, e.g. ``wikipedia,arxiv``: each as it would be alone (without the documents'
+  fallback unless ``local`` is among them), concurrently, merged by rank like ``hybrid``.
 
 With ``embed_model`` set, local search is hybrid within itself: BM25 and the embedding
 model's nearest passages, fused by reciprocal rank (see ``local.py`` and ``vectors.py``).
@@ -26,12 +30,15 @@ from pathlib import Path
 from ponder.config import Configuration
 from ponder.errors import SearchError
 from ponder.services.cache import Cache
+from ponder.services.search.arxiv import ArxivSearch
+from ponder.services.search.arxiv_pdf import ArxivFullText
 from ponder.services.search.base import SearchBackend, SearchBackendError, SearchResult
 from ponder.services.search.cached import CachedSearch
 from ponder.services.search.duckduckgo import DuckDuckGoSearch
 from ponder.services.search.embeddings import Embedder
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch, merge_by_rank
+from ponder.services.search.language import edition_url, wikipedia_language
 from ponder.services.search.local import (
     IndexStats,
     IndexStatus,
@@ -45,8 +52,10 @@ from ponder.services.search.mcp_tools import McpToolSearch
 from ponder.services.search.mcp_tools import backends as mcp_backends
 from ponder.services.search.searxng import SearxngSearch
 from ponder.services.search.tavily import TavilySearch, tavily_key
+from ponder.services.search.wikipedia import WikipediaSearch
 
 __all__ = [
+    "ArxivSearch",
     "DuckDuckGoSearch",
     "Embedder",
     "FallbackSearch",
@@ -61,6 +70,7 @@ __all__ = [
     "SearchResult",
     "SearxngSearch",
     "TavilySearch",
+    "WikipediaSearch",
     "embed",
     "index",
     "index_status",
@@ -71,40 +81,80 @@ __all__ = [
 Warn = Callable[[str], None]
 
 
-def make_search(config: Configuration, warn: Warn) -> SearchBackend:
+def make_search(config: Configuration, warn: Warn, topic: str = "") -> SearchBackend:
     """The configured search backend, with caching and fallback; see the module docstring.
 
-    Raises SearchError when ``local`` or ``hybrid`` search cannot work as configured.
+    ``topic`` (the question) chooses the Wikipedia edition when ``wikipedia_lang`` does
+    not. Raises SearchError when ``local`` or ``hybrid`` search cannot work as configured.
     """
     local = _local(config, warn)
-    if config.search == "local":
-        if local is None:
-            raise SearchError(
-                "search='local' needs your documents — pass --docs PATH (or docs=[...] in "
-                "Python, PONDER_DOCS in the environment)."
-            )
+    names = config.searches
+    if "local" in names and local is None:
+        raise SearchError(
+            f"search={config.search!r} needs your documents — pass --docs PATH (or docs=[...] "
+            "in Python, PONDER_DOCS in the environment)."
+        )
+    if names == ["local"] and local is not None:
         return FallbackSearch([local], warn, empty_when_exhausted=True)
-    cache = Cache.from_config(config, warn) if config.cache else None
-    ddg = _cached(DuckDuckGoSearch(warn=warn), cache)
-    searxng = _cached(SearxngSearch(config.searxng_url), cache)
-    if config.search == "hybrid":
-        web = FallbackSearch([ddg, searxng], warn)
-        sides: list[SearchBackend] = [web, *mcp_backends(config.mcp_servers)]
+    web = _Web(config, warn, topic)
+    if names == ["hybrid"]:
+        sides: list[SearchBackend] = [
+            FallbackSearch(web.chain("duckduckgo"), warn),
+            *web.chain("wikipedia"),
+            *web.chain("arxiv"),
+            *mcp_backends(config.mcp_servers),
+        ]
         if local is None:
             warn("search='hybrid' without docs: searching without your documents (--docs PATH).")
         else:
             sides.insert(0, local)
         return FallbackSearch([HybridSearch(*sides, warn=warn)], warn, empty_when_exhausted=True)
-    if config.search == "tavily":
-        tavily = _cached(TavilySearch(config.tavily_url, api_key=tavily_key()), cache)
-        order = [tavily, ddg] if config.fallback else [tavily]
-    elif config.search == "duckduckgo":
-        order = [ddg, searxng]
+    if len(names) > 1:
+        parts: list[SearchBackend] = []
+        for name in names:
+            parts.append(
+                local if name == "local" and local else FallbackSearch(web.chain(name), warn)
+            )
+        order: list[SearchBackend] = [HybridSearch(*parts, warn=warn)]
     else:
-        order = [searxng, ddg] if config.fallback else [searxng]
-    if local is not None:
+        order = web.chain(names[0])
+    if local is not None and "local" not in names:
         order.append(local)
     return FallbackSearch(order, warn, empty_when_exhausted=True)
+
+
+class _Web:
+    """Each web backend as configured, cached, in its fallback order."""
+
+    def __init__(self, config: Configuration, warn: Warn, topic: str) -> None:
+        self.config = config
+        self.warn = warn
+        self.topic = topic
+        self.cache = Cache.from_config(config, warn) if config.cache else None
+
+    def chain(self, name: str) -> list[SearchBackend]:
+        config = self.config
+        ddg = _cached(DuckDuckGoSearch(warn=self.warn), self.cache)
+        searxng = _cached(SearxngSearch(config.searxng_url), self.cache)
+        if name == "duckduckgo":
+            return [ddg, searxng]
+        if name == "searxng":
+            return [searxng, ddg] if config.fallback else [searxng]
+        if name == "tavily":
+            tavily = _cached(TavilySearch(config.tavily_url, api_key=tavily_key()), self.cache)
+            return [tavily, ddg] if config.fallback else [tavily]
+        if name == "wikipedia":
+            language = config.wikipedia_lang or wikipedia_language(self.topic)
+            url = edition_url(config.wikipedia_url, language)
+            return [_cached(WikipediaSearch(url), self.cache)]
+        if name == "arxiv":
+            arxiv = _cached(ArxivSearch(config.arxiv_url), self.cache)
+            if config.fetch_full_page:
+                arxiv = ArxivFullText.with_reader(
+                    arxiv, config.allow_private_urls, self.cache, self.warn
+                )
+            return [arxiv]
+        raise ValueError(f"no web search backend named {name!r}")
 
 
 def _local(config: Configuration, warn: Warn) -> LocalSearch | None:

