@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ponder.services.search.local import LocalIndex
+from ponder.services.search.local.index import LocalIndex
 from ponder.testing.corpus import pdf_corpus, pydoc_html_corpus, stdlib_modules
 
 PDF_MODULES = 120
@@ -49,8 +49,8 @@ def rate(count: float, seconds: float) -> float:
 
 def html_extractors(folder: Path) -> dict[str, Any]:
     """Extraction alone, one process, the same files for each extractor."""
-    from ponder.services.reader import html_to_text
-    from ponder.services.search.documents import page_text
+    from ponder.services.search.local.documents import page_text
+    from ponder.services.web.reader import html_to_text
 
     pages = [f.read_text(encoding="utf-8") for f in sorted((folder / "html").iterdir())]
     figures: dict[str, Any] = {}
@@ -65,7 +65,7 @@ def html_extractors(folder: Path) -> dict[str, Any]:
 def pdf_extractors(folder: Path) -> dict[str, Any]:
     from pypdf import PdfReader
 
-    from ponder.services.reader import pdf_pages
+    from ponder.services.web.reader import pdf_pages
 
     files = [f.read_bytes() for f in sorted((folder / "pdf").iterdir())]
 

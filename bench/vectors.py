@@ -48,7 +48,7 @@ def latency(run: Callable[[Any], Any], queries: list[Any]) -> dict[str, float]:
 def vector_store(work: Path) -> dict[str, Any]:
     import numpy as np
 
-    from ponder.services.search.local import LocalIndex
+    from ponder.services.search.local.index import LocalIndex
 
     rng = np.random.default_rng(11)
     vectors = rng.standard_normal((PASSAGES, DIMENSIONS), dtype=np.float32)
@@ -144,8 +144,8 @@ def hybrid_on_pydoc(work: Path) -> dict[str, Any]:
 
 
 def tiny_embedding(work: Path) -> dict[str, Any]:
-    from ponder.services.reader import chunk_text
     from ponder.services.search import Embedder
+    from ponder.services.web.reader import chunk_text
     from ponder.testing import Rig, ScriptedBackend
     from ponder.testing.corpus import pydoc_text
     from ponder.testing.embedding import TINY_EMBED_MODEL

@@ -46,7 +46,7 @@ def test_research_blocks_and_returns_a_cited_report(rig: Rig, corpus: Path) -> N
 async def test_aresearch_uses_the_given_thread_id(rig: Rig, corpus: Path) -> None:
     report = await aresearch("How do tides work?", thread_id="my-thread", **settings(rig, corpus))
     assert report.thread_id == "my-thread"
-    from ponder.services import runs
+    from ponder.services.storage import runs
 
     record = runs.get("my-thread")
     assert record is not None and record.status == "done"
@@ -195,7 +195,7 @@ async def test_a_used_thread_id_is_refused_and_points_to_resume(rig: Rig, corpus
 
 
 def test_resuming_a_run_that_is_still_running_is_refused() -> None:
-    from ponder.services import runs
+    from ponder.services.storage import runs
 
     runs.start("live", "topic", {})  # this very process holds it
     with pytest.raises(InvalidInputError, match="still running"):
@@ -209,7 +209,7 @@ def test_answer_budget_must_leave_room_for_the_prompt() -> None:
 
 async def test_resume_can_point_the_run_at_another_ollama(rig: Rig, corpus: Path) -> None:
     from ponder import OllamaUnavailableError
-    from ponder.services import runs
+    from ponder.services.storage import runs
 
     config = {"model": "scripted", "search": "local", "docs": [str(corpus)], "mode": "loop",
               "max_loops": 1}  # fmt: skip

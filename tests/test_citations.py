@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 from ponder.prompts import fill, source_block
-from ponder.services.citations import cited_numbers, remove_invalid, renumber
-from ponder.services.composer import compose_report
+from ponder.services.report.composer import compose_report
+from ponder.services.text.citations import cited_numbers, remove_invalid, renumber
 from ponder.sources import Source
 
 
@@ -85,7 +85,7 @@ def test_block_closers_in_untrusted_text_are_defused_in_any_spelling() -> None:
 
 
 def test_extractive_quotes_skip_shared_boilerplate_and_carry_no_citations_of_their_own() -> None:
-    from ponder.services.extractive import extractive_body
+    from ponder.services.report.extractive import extractive_body
 
     header = "Generated documentation. It may be incomplete or vary between versions."
     pages = [
@@ -100,7 +100,7 @@ def test_extractive_quotes_skip_shared_boilerplate_and_carry_no_citations_of_the
 
 
 def test_one_relevant_source_yields_several_distinct_quotes_each_opening_its_paragraph() -> None:
-    from ponder.services.extractive import QUOTES, extractive_body
+    from ponder.services.report.extractive import QUOTES, extractive_body
 
     text = "\n".join(
         [
@@ -143,8 +143,8 @@ def test_the_first_quote_of_a_pydoc_page_is_the_part_that_answers_not_its_header
     """The demo's case: pydoc's own json page, read through local search as a run reads it.
     Its header block (title, NAME, MODULE REFERENCE and the page's address) shares the
     question's words "Python" and "json" but answers nothing."""
-    from ponder.services.extractive import extractive_body
-    from ponder.services.search.local import LocalIndex
+    from ponder.services.report.extractive import extractive_body
+    from ponder.services.search.local.index import LocalIndex
     from ponder.testing.corpus import pydoc_corpus
 
     question = "How do I read and write JSON files in Python?"

@@ -12,7 +12,7 @@ from support import long_summary, over_corpus
 
 from ponder import ClarificationNeeded, aresearch, aresume, stream
 from ponder.report import Report
-from ponder.services.citations import cited_numbers
+from ponder.services.text.citations import cited_numbers
 from ponder.testing import ChatRequest, Fault, Rig, ScriptedBackend, auto_reply
 
 

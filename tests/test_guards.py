@@ -21,7 +21,7 @@ from support import findings_by_source, over_corpus, sensible_summary, tiny_sett
 
 from ponder import Report, aresearch, stream
 from ponder.prompts import REPORT_SYSTEM, templates
-from ponder.services.citations import cited_numbers
+from ponder.services.text.citations import cited_numbers
 from ponder.testing import Reply, Rig, ScriptedBackend
 
 TOPIC = "How do tides work?"
@@ -284,7 +284,7 @@ async def test_after_a_discarded_draft_chat_clients_get_the_checked_report_last(
 async def test_a_stopped_stream_is_closed_at_once(rig: Rig, scripted: ScriptedBackend) -> None:
     """Even when the caller blocks right after, the model stops within a few tokens."""
     from ponder.config import Configuration
-    from ponder.services.llm import LLM, Prompt
+    from ponder.services.model.llm import LLM, Prompt
 
     scripted.overrides["text"] = lambda _r: looping("The same line again and again [1].", 0.002)
     llm = LLM(Configuration.create(model="scripted", ollama_base_url=rig.url, max_retries=0))

@@ -17,7 +17,7 @@ from ponder import aresearch
 from ponder.config import Configuration
 from ponder.errors import OllamaUnavailableError
 from ponder.interfaces.cli import build_parser, run_options
-from ponder.services.hosts import HostPool, NoHostLeft
+from ponder.services.model.hosts import HostPool, NoHostLeft
 from ponder.testing import ChatRequest, Fault, LogEntry, Rig, ScriptedBackend
 
 DELAY = 0.05
@@ -186,7 +186,7 @@ async def test_a_cancelled_call_gives_its_slot_back() -> None:
 async def test_a_waiting_call_takes_a_host_whose_rest_ended(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ponder.services import hosts
+    from ponder.services.model import hosts
 
     monkeypatch.setattr(hosts, "REST_SECONDS", 0.2)
     pool = HostPool(["a", "b"], limit=1)

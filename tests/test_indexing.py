@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import ponder.services.search.indexer as indexer
-from ponder.services.search.local import LocalIndex
+import ponder.services.search.local.indexer as indexer
+from ponder.services.search.local.index import LocalIndex
 from ponder.testing.corpus import pdf_corpus, pydoc_html_corpus
 
 MODULES = [
@@ -96,7 +96,7 @@ def test_an_interrupted_run_keeps_what_it_indexed_and_the_next_one_finishes(
 
 
 def test_local_html_keeps_the_text_in_paragraphs_and_drops_page_furniture() -> None:
-    from ponder.services.search.documents import page_text
+    from ponder.services.search.local.documents import page_text
 
     markup = (
         "<html><head><title>T</title><style>p {color: red}</style></head><body>"
@@ -116,7 +116,7 @@ def test_an_encrypted_pdf_is_skipped_with_the_reason(tmp_path: Path) -> None:
     from reportlab.lib import pdfencrypt
     from reportlab.pdfgen import canvas
 
-    from ponder.services.search.local import index
+    from ponder.services.search.local.index import index
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -168,7 +168,7 @@ def test_ctrl_c_during_ponder_index_keeps_the_work_and_says_how_to_go_on(
 
 
 def test_code_in_local_html_keeps_its_lines_and_indentation() -> None:
-    from ponder.services.search.documents import page_text
+    from ponder.services.search.local.documents import page_text
 
     markup = (
         "<body><p>Read a file:</p><pre><span class='k'>with</span> open(path) as f:\n"

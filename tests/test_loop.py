@@ -12,7 +12,7 @@ from support import findings_by_source, long_summary, over_corpus, sensible_summ
 from ponder import Report, aresearch, stream
 from ponder.errors import SearchBackendError
 from ponder.nodes.route import route_research, route_research_no_handoff, route_start
-from ponder.services.citations import cited_numbers
+from ponder.services.text.citations import cited_numbers
 from ponder.testing import ChatRequest, Rig, ScriptedBackend
 
 

@@ -12,7 +12,7 @@ from support import over_corpus
 from ponder import aresearch, aresume
 from ponder.errors import InvalidInputError, StorageError
 from ponder.interfaces.cli import main
-from ponder.services import runs
+from ponder.services.storage import runs
 from ponder.testing import Rig
 
 

@@ -16,10 +16,15 @@ import httpx
 import pytest
 from support import Site, make_pdf, redirect, respond, slow
 
-from ponder.services import netguard
-from ponder.services.cache import Cache
-from ponder.services.netguard import UnsafeURLError, check_url, forbidden_reason, parse_ip_literal
-from ponder.services.reader import PageReader, best_passages, chunk_text
+from ponder.services.storage.cache import Cache
+from ponder.services.web import netguard
+from ponder.services.web.netguard import (
+    UnsafeURLError,
+    check_url,
+    forbidden_reason,
+    parse_ip_literal,
+)
+from ponder.services.web.reader import PageReader, best_passages, chunk_text
 
 ARTICLE = (
     "<html><head><title>Otters</title></head><body><nav>Home | About | Login</nav>"

@@ -14,7 +14,7 @@ from ponder.api import ClarificationNeeded
 from ponder.errors import OllamaUnavailableError
 from ponder.interfaces.cli import main
 from ponder.redact import redact
-from ponder.services import runs
+from ponder.services.storage import runs
 from ponder.testing import Rig, ScriptedBackend
 
 SECRET = "hunter2-5e1c"

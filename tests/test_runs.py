@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ponder.errors import StorageError
-from ponder.services import runs
+from ponder.services.storage import runs
 
 
 def test_a_run_whose_process_died_shows_as_interrupted(isolated: Path) -> None:

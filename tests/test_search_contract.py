@@ -19,7 +19,6 @@ import pytest
 from ddgs.exceptions import DDGSException
 
 from ponder.config import McpServerSpec
-from ponder.services.cache import Cache
 from ponder.services.search import arxiv as arxiv_module
 from ponder.services.search import duckduckgo
 from ponder.services.search.arxiv import ArxivSearch
@@ -28,12 +27,13 @@ from ponder.services.search.cached import CachedSearch
 from ponder.services.search.duckduckgo import DuckDuckGoSearch
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch
-from ponder.services.search.local import LocalIndex, LocalSearch
+from ponder.services.search.local.index import LocalIndex, LocalSearch
 from ponder.services.search.mcp_tools import McpToolSearch
 from ponder.services.search.pacing import Pace
 from ponder.services.search.searxng import SearxngSearch
 from ponder.services.search.tavily import TavilySearch
 from ponder.services.search.wikipedia import WikipediaSearch
+from ponder.services.storage.cache import Cache
 
 MODES = ("results", "empty", "failing", "slow")
 Factory = Callable[[str, Path, pytest.MonkeyPatch], SearchBackend]

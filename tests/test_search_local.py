@@ -13,7 +13,7 @@ from support import make_pdf
 from ponder.config import Configuration
 from ponder.errors import SearchError
 from ponder.services.search import make_search
-from ponder.services.search.local import (
+from ponder.services.search.local.index import (
     LocalIndex,
     LocalSearch,
     fts_query,
@@ -239,8 +239,8 @@ async def test_local_search_opens_no_socket(corpus: Path, monkeypatch: pytest.Mo
 def test_files_over_the_size_limit_are_skipped_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ponder.services.search.indexer as indexer
-    import ponder.services.search.local as local
+    import ponder.services.search.local.index as local
+    import ponder.services.search.local.indexer as indexer
 
     docs = tmp_path / "big"
     docs.mkdir()

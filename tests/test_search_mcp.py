@@ -103,7 +103,7 @@ def test_servers_come_from_the_environment_as_json(monkeypatch: pytest.MonkeyPat
 async def test_mcp_servers_are_not_kept_in_the_run_history(
     rig: Rig, corpus: Path, offline_web: None
 ) -> None:
-    from ponder.services import runs
+    from ponder.services.storage import runs
 
     secret = tidebook(env={"WIKI_TOKEN": "s3cret"})
     report = await aresearch(

@@ -21,8 +21,8 @@ from ponder.errors import ModelNotFoundError, OllamaUnavailableError
 from ponder.interfaces.cli import main
 from ponder.interfaces.doctor import run_checks
 from ponder.services.search import Embedder, LocalIndex, index_status, make_search
-from ponder.services.search.embeddings import BATCH, prefixes, same_model
-from ponder.services.search.vectors import fuse
+from ponder.services.search.local.embeddings import BATCH, prefixes, same_model
+from ponder.services.search.local.vectors import fuse
 from ponder.testing import EMBED_MODEL, Rig, ScriptedBackend, TrigramEmbedder
 from ponder.testing.corpus import pydoc_corpus
 

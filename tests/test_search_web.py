@@ -15,7 +15,6 @@ import pytest
 from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 
 from ponder.config import Configuration
-from ponder.services.cache import Cache
 from ponder.services.search import duckduckgo, make_search
 from ponder.services.search.base import SearchBackendError, SearchResult
 from ponder.services.search.cached import CachedSearch
@@ -23,6 +22,7 @@ from ponder.services.search.duckduckgo import DuckDuckGoSearch
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch, merge_by_rank
 from ponder.services.search.searxng import SearxngSearch
+from ponder.services.storage.cache import Cache
 
 Reply = tuple[int, dict[str, Any] | str]
 
@@ -347,7 +347,7 @@ def test_cache_entries_expire(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     cache.set("ns", "k", {"v": 1})
     assert cache.get("ns", "k") == {"v": 1}
     real_time = __import__("time").time
-    monkeypatch.setattr("ponder.services.cache.time.time", lambda: real_time() + 61)
+    monkeypatch.setattr("ponder.services.storage.cache.time.time", lambda: real_time() + 61)
     assert cache.get("ns", "k") is None
     assert cache.purge_expired() == 1
 

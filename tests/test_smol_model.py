@@ -16,7 +16,7 @@ from support import tiny_settings
 
 from ponder import aresearch
 from ponder.prompts import templates
-from ponder.services.citations import cited_numbers
+from ponder.services.text.citations import cited_numbers
 from ponder.testing import SMOL_MODEL, Rig
 from ponder.testing.__main__ import main as rig_main
 from ponder.testing.corpus import pydoc_corpus

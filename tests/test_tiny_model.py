@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from ponder.config import Configuration
-from ponder.services.llm import LLM, Prompt
+from ponder.services.model.llm import LLM, Prompt
 from ponder.testing import TINY_MODEL, Rig
 
 pytestmark = pytest.mark.tiny

@@ -10,9 +10,9 @@ import re
 
 import pytest
 
-from ponder.services.reader import chunk_text
-from ponder.services.support import Evidence
-from ponder.services.verify import MARK, claims, verify
+from ponder.services.report.support import Evidence
+from ponder.services.report.verify import MARK, claims, verify
+from ponder.services.web.reader import chunk_text
 from ponder.sources import Source
 from ponder.testing.corpus import pydoc_text
 

@@ -8,15 +8,15 @@ import random
 import pytest
 
 from ponder.prompts import REPORT_SYSTEM, SUMMARY_SYSTEM
-from ponder.services import guard
-from ponder.services.vetting import (
+from ponder.services.model import guard
+from ponder.services.research.vetting import (
     evidence,
     reading_note,
     replacement_queries,
     usable_claims,
     vet_queries,
 )
-from ponder.services.words import content_words, stem
+from ponder.services.text.words import content_words, stem
 
 TOPIC = "How do I read and write JSON files in Python?"
 FEW_WORDS = ["sea", "moon", "tide", "sun", "wave", "sand"]
@@ -162,7 +162,7 @@ def test_question_words_are_not_content_and_stems_meet() -> None:
 
 
 def test_sub_topics_made_of_the_prompts_own_words_are_junk() -> None:
-    from ponder.services.vetting import is_junk_subtopic
+    from ponder.services.research.vetting import is_junk_subtopic
 
     for junk in ("reflection", "knowledge gap", "subtopics", "research_complete", "--"):
         assert is_junk_subtopic(junk, "Oceans"), junk
@@ -171,7 +171,7 @@ def test_sub_topics_made_of_the_prompts_own_words_are_junk() -> None:
 
 
 def test_answers_that_reuse_the_question_s_words_are_kept() -> None:
-    from ponder.services.vetting import is_empty_claim
+    from ponder.services.research.vetting import is_empty_claim
 
     assert not is_empty_claim("Mount Everest is 8,849 m tall [1]", "How tall is Mount Everest?")
     assert not is_empty_claim("Yes, the Moon causes the tides.", "Does the Moon cause tides?")
@@ -189,7 +189,7 @@ def test_code_blocks_may_repeat_lines_a_report_may_not() -> None:
 
 
 def test_a_pages_instructions_to_a_model_are_no_finding() -> None:
-    from ponder.services.vetting import is_empty_claim
+    from ponder.services.research.vetting import is_empty_claim
 
     topic = "How do harbour tides work?"
     for injected in (

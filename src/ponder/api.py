@@ -88,7 +88,7 @@ async def stream(
         return
     settings = Configuration.create(**config)
     thread = thread_id or new_thread_id()
-    from ponder.services import runs
+    from ponder.services.storage import runs
 
     if thread_id is not None and runs.get(thread_id) is not None:
         raise InvalidInputError(
@@ -150,7 +150,7 @@ async def stream_resume(
     """Like :func:`stream`, for a run that already has a checkpoint."""
     from langgraph.types import Command
 
-    from ponder.services import runs
+    from ponder.services.storage import runs
 
     if server := server_url(server):
         from ponder.remote import stream_remote_resume
@@ -212,8 +212,8 @@ async def _drive(
     from langgraph.types import Command
 
     from ponder.graphs.main import graph_builder
-    from ponder.services import runs
-    from ponder.services.checkpoints import open_checkpointer
+    from ponder.services.storage import runs
+    from ponder.services.storage.checkpoints import open_checkpointer
 
     # The settings travel as LangGraph's runtime context, not in ``configurable``: LangGraph
     # copies configurable values into checkpoint metadata, and URLs may hold credentials.

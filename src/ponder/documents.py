@@ -16,7 +16,7 @@ from ponder.config import Configuration
 from ponder.errors import StorageError
 
 if TYPE_CHECKING:
-    from ponder.services.search.local import EmbedStats, IndexStats, IndexStatus
+    from ponder.services.search.local.index import EmbedStats, IndexStats, IndexStatus
 
 Progress = Callable[[int, int], None]
 Warn = Callable[[str], None]
@@ -69,7 +69,7 @@ def index_status(paths: Paths) -> IndexStatus:
 
 def embedded_with(index_model: str | None, wanted: str | None) -> bool:
     """Whether an index embedded with ``index_model`` serves ``wanted`` (Ollama's naming)."""
-    from ponder.services.search.embeddings import same_model
+    from ponder.services.search.local.embeddings import same_model
 
     return same_model(index_model, wanted)
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ponder.api import server_url
 
 if TYPE_CHECKING:
-    from ponder.services.runs import RunRecord
+    from ponder.services.storage.runs import RunRecord
 
 
 def runs(limit: int = 20, server: str | None = None) -> list[RunRecord]:
@@ -21,20 +21,20 @@ def runs(limit: int = 20, server: str | None = None) -> list[RunRecord]:
         from ponder.remote import remote_runs
 
         return asyncio.run(remote_runs(remote, max(limit, 1)))
-    from ponder.services import runs as history
+    from ponder.services.storage import runs as history
 
     return history.recent(max(limit, 1))
 
 
 def run(thread_id: str) -> RunRecord | None:
     """This machine's record of one run, or None."""
-    from ponder.services import runs as history
+    from ponder.services.storage import runs as history
 
     return history.get(thread_id)
 
 
 def saved(thread_id: str, path: str) -> None:
     """Record that the run's report was written to ``path``."""
-    from ponder.services import runs as history
+    from ponder.services.storage import runs as history
 
     history.finish(thread_id, "done", output=path)

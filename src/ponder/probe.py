@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 from ponder.config import Configuration
 
 if TYPE_CHECKING:
-    from ponder.services.servers import ModelServer
+    from ponder.services.model.servers import ModelServer
 
 
 def model_server(config: Configuration, url: str) -> ModelServer:
     """The models the server at ``url`` serves (Ollama, or the OpenAI API with
     provider=openai); raises OllamaUnavailableError or its OpenAI-server kin."""
-    from ponder.services.servers import model_server as ask
+    from ponder.services.model.servers import model_server as ask
 
     return ask(config, url)
 
@@ -54,7 +54,7 @@ def e5_package(embed_model: str) -> str | None:
     E5NotInstalledError when the extra is missing; None for any other (Ollama) model."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from ponder.services.search.e5 import MODEL, E5NotInstalledError
+    from ponder.services.search.local.e5 import MODEL, E5NotInstalledError
 
     if embed_model != MODEL:
         return None

@@ -199,7 +199,7 @@ def _finished(state: dict[str, Any]) -> bool:
 
 async def remote_runs(server: str, limit: int = 20) -> list[Any]:
     """The server's ponder runs, newest first, as run records."""
-    from ponder.services.runs import RunRecord
+    from ponder.services.storage.runs import RunRecord
 
     async with _talking_to(server):
         threads = await _client(server).threads.search(

@@ -9,8 +9,8 @@ from ponder.deep_state import DeepState
 from ponder.nodes.clarify import conversation_text
 from ponder.nodes.context import NodeContext, node
 from ponder.schemas import ResearchBrief
-from ponder.services.llm import Prompt
-from ponder.services.vetting import usable_text
+from ponder.services.model.llm import Prompt
+from ponder.services.research.vetting import usable_text
 
 
 @node("write_research_brief")

@@ -14,8 +14,8 @@ from ponder import prompts
 from ponder.deep_state import DeepState
 from ponder.nodes.context import NodeContext, node
 from ponder.schemas import Clarification
-from ponder.services.llm import Prompt
-from ponder.services.vetting import usable_text
+from ponder.services.model.llm import Prompt
+from ponder.services.research.vetting import usable_text
 
 MAX_QUESTIONS = 2
 

@@ -9,14 +9,14 @@ from langchain_core.messages import AIMessage
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import can_hand_off
-from ponder.services import budget
-from ponder.services.composer import compose_report
-from ponder.services.excerpts import excerpt_blocks
-from ponder.services.extractive import completion
-from ponder.services.grounding import Grounding
-from ponder.services.llm import Draft, Prompt
-from ponder.services.support import Evidence
-from ponder.services.vetting import is_reading_note
+from ponder.services.model import budget
+from ponder.services.model.llm import Draft, Prompt
+from ponder.services.report.composer import compose_report
+from ponder.services.report.excerpts import excerpt_blocks
+from ponder.services.report.extractive import completion
+from ponder.services.report.grounding import Grounding
+from ponder.services.report.support import Evidence
+from ponder.services.research.vetting import is_reading_note
 from ponder.sources import Source
 from ponder.state import LoopState
 

@@ -8,8 +8,8 @@ from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import can_hand_off
 from ponder.schemas import Reflection, reflection_schema
-from ponder.services.llm import Prompt
-from ponder.services.vetting import (
+from ponder.services.model.llm import Prompt
+from ponder.services.research.vetting import (
     evidence,
     is_junk_subtopic,
     normalise,

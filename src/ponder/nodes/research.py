@@ -15,8 +15,8 @@ from typing import Any
 
 from ponder.errors import SearchBackendError
 from ponder.nodes.context import NodeContext, node
-from ponder.services.reader import best_passages
 from ponder.services.search import SearchBackend, SearchResult, make_search
+from ponder.services.web.reader import best_passages
 from ponder.sources import Source, merge_sources, next_number, source_key
 from ponder.state import Finding, LoopState
 
@@ -74,7 +74,7 @@ async def _search_all(
 async def _read_full_pages(
     results: list[tuple[str, list[SearchResult]]], ctx: NodeContext
 ) -> list[tuple[str, list[SearchResult]]]:
-    from ponder.services.reader import PageReader
+    from ponder.services.web.reader import PageReader
 
     # Opening the page cache touches SQLite: keep it off the event loop.
     reader = await asyncio.to_thread(PageReader.from_config, ctx.config, ctx.warn)

@@ -29,17 +29,16 @@ from pathlib import Path
 
 from ponder.config import Configuration
 from ponder.errors import SearchError
-from ponder.services.cache import Cache
 from ponder.services.search.arxiv import ArxivSearch
 from ponder.services.search.arxiv_pdf import ArxivFullText
 from ponder.services.search.base import SearchBackend, SearchBackendError, SearchResult
 from ponder.services.search.cached import CachedSearch
 from ponder.services.search.duckduckgo import DuckDuckGoSearch
-from ponder.services.search.embeddings import Embedder
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch, merge_by_rank
 from ponder.services.search.language import edition_url, wikipedia_language
-from ponder.services.search.local import (
+from ponder.services.search.local.embeddings import Embedder
+from ponder.services.search.local.index import (
     IndexStats,
     IndexStatus,
     LocalIndex,
@@ -53,6 +52,7 @@ from ponder.services.search.mcp_tools import backends as mcp_backends
 from ponder.services.search.searxng import SearxngSearch
 from ponder.services.search.tavily import TavilySearch, tavily_key
 from ponder.services.search.wikipedia import WikipediaSearch
+from ponder.services.storage.cache import Cache
 
 __all__ = [
     "ArxivSearch",

@@ -20,7 +20,7 @@ import httpx
 from ponder.services.search.base import SearchBackendError, SearchResult
 from ponder.services.search.pacing import Pace
 from ponder.services.search.public_api import Busy, polite_get, raise_for_status
-from ponder.services.words import STOPWORDS
+from ponder.services.text.words import STOPWORDS
 
 INTERVAL = 3.0  # seconds between two requests to arXiv (its terms of use)
 PACE = Pace(INTERVAL)

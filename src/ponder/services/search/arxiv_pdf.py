@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ponder.services.cache import Cache
-from ponder.services.reader import PageReader
 from ponder.services.search import arxiv
 from ponder.services.search.base import SearchBackend, SearchResult
 from ponder.services.search.pacing import PaceTimeout
+from ponder.services.storage.cache import Cache
+from ponder.services.web.reader import PageReader
 
 Warn = Callable[[str], None]
 MAX_PDF_BYTES = 30_000_000  # arXiv papers with figures run to tens of MB

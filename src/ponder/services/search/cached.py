@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ponder.services.cache import Cache
 from ponder.services.search.base import SearchBackend, SearchResult
+from ponder.services.storage.cache import Cache
 
 
 class CachedSearch:

@@ -23,10 +23,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ponder.services.reader import USER_AGENT
 from ponder.services.search.base import SearchBackendError
 from ponder.services.search.pacing import Pace, PaceTimeout
-from ponder.services.tls import shared_ssl_context
+from ponder.services.web.reader import USER_AGENT
+from ponder.services.web.tls import shared_ssl_context
 
 MAX_RETRY_AFTER = 10.0  # seconds: a longer wait is not worth holding up a research round
 REST = 120.0  # seconds a failing host is left alone

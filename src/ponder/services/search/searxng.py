@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 
 from ponder.services.search.base import SearchBackendError, SearchResult
-from ponder.services.tls import shared_ssl_context
+from ponder.services.web.tls import shared_ssl_context
 
 
 class SearxngSearch:

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ponder.errors import ModelCallError
-from ponder.services.search.embeddings import BATCH, Embedder, same_model
-from ponder.services.search.indexer import deferred_interrupt
+from ponder.services.search.local.embeddings import BATCH, Embedder, same_model
+from ponder.services.search.local.indexer import deferred_interrupt
 
 Progress = Callable[[int, int], None]
 Warn = Callable[[str], None]

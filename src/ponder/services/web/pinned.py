@@ -19,7 +19,7 @@ from typing import Any
 import httpcore
 import httpx
 
-from ponder.services import netguard
+from ponder.services.web import netguard
 
 # httpcore's errors as httpx's, most specific first (what callers of httpx catch).
 _ERRORS: tuple[tuple[type[Exception], type[httpx.HTTPError]], ...] = (

@@ -33,9 +33,9 @@ from ponder.errors import (
     PonderError,
 )
 from ponder.ollama_host import one_host_for_the_ollama_client
-from ponder.services import budget, guard
-from ponder.services.hosts import REST_SECONDS, NoHostLeft, host_pool
-from ponder.services.thinking import extract_json, strip_thinking
+from ponder.services.model import budget, guard
+from ponder.services.model.hosts import REST_SECONDS, NoHostLeft, host_pool
+from ponder.services.model.thinking import extract_json, strip_thinking
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -271,7 +271,7 @@ class LLM:
         """One client per LLM (per node) and host: retries and later calls reuse its
         connections. Ollama's own API, or the OpenAI chat API (provider=openai)."""
         if url not in self._clients:
-            from ponder.services.tls import shared_ssl_context
+            from ponder.services.web.tls import shared_ssl_context
 
             timeout = httpx.Timeout(self.config.request_timeout, connect=10.0)
             verify = shared_ssl_context()

@@ -23,8 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ponder.services.reader import chunk_text
-from ponder.services.search.documents import SkipFile, read_document
+from ponder.services.search.local.documents import SkipFile, read_document
+from ponder.services.web.reader import chunk_text
 
 Warn = Callable[[str], None]
 Progress = Callable[[int, int], None]

@@ -92,7 +92,7 @@ class _Database:
         try:
             import psycopg
         except ImportError:
-            from ponder.services.checkpoints import postgres_missing
+            from ponder.services.storage.checkpoints import postgres_missing
 
             raise postgres_missing() from None
 
@@ -129,7 +129,7 @@ def _database() -> Iterator[_Database]:
 def _storage_error(exc: Exception) -> StorageError:
     url = database_url()
     if url is not None:
-        from ponder.services.checkpoints import database_error
+        from ponder.services.storage.checkpoints import database_error
 
         return database_error(url, exc)
     return StorageError(

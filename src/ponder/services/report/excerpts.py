@@ -11,8 +11,8 @@ summary costs. A summary that fills its budget gets no excerpts.
 from __future__ import annotations
 
 from ponder import prompts
-from ponder.services import budget
-from ponder.services.reader import best_passages, bm25_scores
+from ponder.services.model import budget
+from ponder.services.web.reader import best_passages, bm25_scores
 from ponder.sources import Source
 
 MIN_TOKENS = 150  # less room than this is not worth an excerpt

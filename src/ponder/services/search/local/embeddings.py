@@ -1,5 +1,5 @@
 """Passages and queries turned into vectors by an embedding model served by Ollama, or by
-multilingual-e5-small inside ponder (``e5-small``, :mod:`ponder.services.search.e5`).
+multilingual-e5-small inside ponder (``e5-small``, :mod:`ponder.services.search.local.e5`).
 
 Ollama's ``/api/embed`` (through langchain-ollama) takes a batch of texts and answers with
 one vector each. Some models were trained with a task prefix on each side of a search
@@ -19,7 +19,7 @@ import httpx
 
 from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
 from ponder.ollama_host import one_host_for_the_ollama_client
-from ponder.services.search.e5 import MODEL as E5_MODEL
+from ponder.services.search.local.e5 import MODEL as E5_MODEL
 
 BATCH = 32  # passages per request: big enough to keep the model busy, small enough to retry
 
@@ -69,13 +69,13 @@ class Embedder:
     @functools.cached_property
     def _client(self) -> Any:
         if self.in_process:
-            from ponder.services.search.e5 import E5Client
+            from ponder.services.search.local.e5 import E5Client
 
             return E5Client()
         one_host_for_the_ollama_client()
         from langchain_ollama import OllamaEmbeddings  # heavy import, only when embedding
 
-        from ponder.services.tls import shared_ssl_context
+        from ponder.services.web.tls import shared_ssl_context
 
         return OllamaEmbeddings(
             model=self.model,

@@ -18,9 +18,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ponder.services.repetition import find_loop
-from ponder.services.thinking import strip_thinking
-from ponder.services.words import words
+from ponder.services.model.repetition import find_loop
+from ponder.services.model.thinking import strip_thinking
+from ponder.services.text.words import words
 
 ECHO_NGRAM = 6  # consecutive instruction words that count as one echoed run
 ECHO_WORDS = 10  # words of the text inside echoed runs before it counts as an echo

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ponder.services import guard
-from ponder.services.citations import cited_numbers, defuse
-from ponder.services.reader import bm25_scores
-from ponder.services.vetting import is_reading_note
-from ponder.services.words import shares_content, stems
+from ponder.services.model import guard
+from ponder.services.research.vetting import is_reading_note
+from ponder.services.text.citations import cited_numbers, defuse
+from ponder.services.text.words import shares_content, stems
+from ponder.services.web.reader import bm25_scores
 from ponder.sources import Source
 
 NOTE = (

@@ -11,8 +11,8 @@ import httpx
 from ponder.config import Configuration
 from ponder.errors import OllamaUnavailableError
 from ponder.ollama_host import one_host_for_the_ollama_client
-from ponder.services.llm import openai_errors
-from ponder.services.tls import shared_ssl_context
+from ponder.services.model.llm import openai_errors
+from ponder.services.web.tls import shared_ssl_context
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass, field
 
 from ponder.report import UNSUPPORTED_MARK
-from ponder.services.citations import cited_numbers, in_prose, prose_only
-from ponder.services.support import Evidence, Match, Span, claim_stems
+from ponder.services.report.support import Evidence, Match, Span, claim_stems
+from ponder.services.text.citations import cited_numbers, in_prose, prose_only
 
 KEEP = 0.4  # a cited source whose best span holds this share of the claim supports it
 # (and a sentence some span holds this much of is about the sources, cited or not)

@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ponder.services.words import content_words, stem
+from ponder.services.text.words import content_words, stem
 from ponder.sources import Source
 
 _PARAGRAPH = re.compile(r"(?:[^\n]|\n(?![ \t]*\n))+")  # text between blank lines

@@ -14,8 +14,8 @@ the citation check (``verify``) then cites. What it must do is say something a s
 
 from __future__ import annotations
 
-from ponder.services.support import Evidence
-from ponder.services.verify import verify
+from ponder.services.report.support import Evidence
+from ponder.services.report.verify import verify
 
 WITHIN_WORDS = 200
 SALVAGE_WORDS = 30

@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ponder.services.citations import remove_invalid, renumber, sources_section
-from ponder.services.extractive import extractive_body
-from ponder.services.support import Evidence
-from ponder.services.verify import Checked, verify
+from ponder.services.report.extractive import extractive_body
+from ponder.services.report.support import Evidence
+from ponder.services.report.verify import Checked, verify
+from ponder.services.text.citations import remove_invalid, renumber, sources_section
 from ponder.sources import Source
 
 # A line that is only a heading such as "## Sources", "**References:**" or "Bibliography".

@@ -23,11 +23,11 @@ from typing import Any
 import httpx
 
 from ponder.config import Configuration
-from ponder.services.cache import Cache
-from ponder.services.netguard import UnsafeURLError, check_url
-from ponder.services.pinned import pinned_transport
-from ponder.services.tls import shared_ssl_context
-from ponder.services.words import content_words, stem
+from ponder.services.storage.cache import Cache
+from ponder.services.text.words import content_words, stem
+from ponder.services.web.netguard import UnsafeURLError, check_url
+from ponder.services.web.pinned import pinned_transport
+from ponder.services.web.tls import shared_ssl_context
 
 USER_AGENT = "ponder/0.1 (local research agent; +https://github.com/ponder)"
 _HTML_TYPES = ("text/html", "application/xhtml+xml")

@@ -5,7 +5,7 @@ service or a cloud metadata endpoint. Unless private URLs are allowed, the reade
 any host that is, or resolves to, an address that is not on the public internet.
 
 The check runs before every request and after every redirect, and again when the
-connection is made (:mod:`ponder.services.pinned`), so a name that answers differently the
+connection is made (:mod:`ponder.services.web.pinned`), so a name that answers differently the
 second time (DNS rebinding) gains nothing.
 """
 

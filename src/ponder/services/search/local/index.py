@@ -25,13 +25,13 @@ from typing import ClassVar
 from ponder.errors import PonderError
 from ponder.paths import cache_dir
 from ponder.services.search.base import SearchBackendError, SearchResult
-from ponder.services.search.documents import (
+from ponder.services.search.local.documents import (
     discover,
 )
-from ponder.services.search.embeddings import Embedder
-from ponder.services.search.indexer import Indexer, IndexStats, deferred_interrupt
-from ponder.services.search.vectors import EmbedStats, VectorStore, fuse
-from ponder.services.words import STOPWORDS
+from ponder.services.search.local.embeddings import Embedder
+from ponder.services.search.local.indexer import Indexer, IndexStats, deferred_interrupt
+from ponder.services.search.local.vectors import EmbedStats, VectorStore, fuse
+from ponder.services.text.words import STOPWORDS
 
 Warn = Callable[[str], None]
 Progress = Callable[[int, int], None]

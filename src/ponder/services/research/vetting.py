@@ -22,9 +22,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ponder.services import guard
-from ponder.services.citations import cited_numbers
-from ponder.services.words import content_words, shares_content, stem, stems, terms, words
+from ponder.services.model import guard
+from ponder.services.text.citations import cited_numbers
+from ponder.services.text.words import content_words, shares_content, stem, stems, terms, words
 
 MAX_QUERY_CHARS = 300
 MIN_CLAIM_WORDS = 3  # "Tides follow the Moon"; a bare title such as "Tide notes 15" is not

@@ -1,0 +1,1 @@
+"""The report stage: composing the report and checking each citation against its source."""

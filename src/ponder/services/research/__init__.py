@@ -1,0 +1,1 @@
+"""The research stage: which queries are searched and which findings are kept."""

@@ -1,0 +1,1 @@
+"""Your own documents: discovery, indexing, BM25 and vector search."""

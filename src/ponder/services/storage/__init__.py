@@ -1,0 +1,1 @@
+"""What ponder keeps on disk: run history, checkpoints, the search cache."""

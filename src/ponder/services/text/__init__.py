@@ -1,0 +1,1 @@
+"""Text helpers shared by every stage: words and stems, citation markers."""

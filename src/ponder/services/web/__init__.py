@@ -1,0 +1,1 @@
+"""Reading web pages safely: fetching, extraction, the SSRF guard and TLS."""
