@@ -138,3 +138,16 @@ def test_sentences_that_restate_the_question_do_not_ground_a_text(
     assert verify(text, Evidence(sources)).grounded  # without the question, it looked read
     checked = verify(text, Evidence(sources), topic=question)
     assert not checked.grounded and checked.supported_claims == 0
+
+
+def test_a_page_and_its_mirror_still_support_what_they_say(sources: list[Source]) -> None:
+    from ponder.services.composer import compose_report
+
+    page = sources[0]
+    mirror = Source(**{**page, "number": 2, "url": "/mirror/json.txt"})
+    finding = sentence_of(page, "externally maintained simplejson library")
+    notes = f"- {finding.rstrip('.')} [1]."
+    composed = compose_report("json and simplejson", "", notes, [page, mirror])
+    assert composed.extractive and "## Sources" in composed.markdown
+    assert f"{finding.rstrip('.')} [1]" in composed.markdown
+    assert not re.search(r"^## [^\n]*\n\s*(?=## |\Z)", composed.markdown, re.M)
