@@ -7,6 +7,7 @@ the ground truth — which page says what — is known without writing a single 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -120,3 +121,33 @@ def test_a_notice_every_page_carries_supports_nothing_one_page_alone_does(
     assert among_many.kept == 0 and "[1]" not in among_many.text
     alone = verify(text, Evidence(sources[:1]))
     assert alone.kept == 1 and alone.text.strip().endswith("[1].")
+
+
+def test_sentences_that_restate_the_question_do_not_ground_a_text(
+    sources: list[Source],
+) -> None:
+    # SmolLM2's second attempt at a json question (recorded, tests/samples): its only
+    # "supported" lines are the question asked back and a heading made of its words.
+    sample = (Path(__file__).parent / "samples" / "smollm2-json.md").read_text(encoding="utf-8")
+    second = sample.split("## Model text 2")[1]
+    kept = ("JSON Files in Python", "Reading from File", "with Python is possible")
+    text = "\n\n".join(
+        line.strip(" -") for line in second.splitlines() if any(k in line for k in kept)
+    )
+    question = "How do I read and write JSON files in Python?"
+    assert verify(text, Evidence(sources)).grounded  # without the question, it looked read
+    checked = verify(text, Evidence(sources), topic=question)
+    assert not checked.grounded and checked.supported_claims == 0
+
+
+def test_a_page_and_its_mirror_still_support_what_they_say(sources: list[Source]) -> None:
+    from ponder.services.composer import compose_report
+
+    page = sources[0]
+    mirror = Source(**{**page, "number": 2, "url": "/mirror/json.txt"})
+    finding = sentence_of(page, "externally maintained simplejson library")
+    notes = f"- {finding.rstrip('.')} [1]."
+    composed = compose_report("json and simplejson", "", notes, [page, mirror])
+    assert composed.extractive and "## Sources" in composed.markdown
+    assert f"{finding.rstrip('.')} [1]" in composed.markdown
+    assert not re.search(r"^## [^\n]*\n\s*(?=## |\Z)", composed.markdown, re.M)

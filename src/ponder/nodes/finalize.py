@@ -42,7 +42,7 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
         return {"report": nothing_found_report(topic, warnings)}
     prompt = report_prompt(ctx, topic, summary, sources)
     evidence = Evidence(sources)
-    draft = await write_prose(ctx, prompt, evidence) if summary.strip() else Draft("")
+    draft = await write_prose(ctx, prompt, evidence, topic) if summary.strip() else Draft("")
     body = repaired(ctx, draft, summary, topic)
     return checked_report(ctx, topic, body, summary, sources, evidence)
 
@@ -62,10 +62,12 @@ def report_prompt(ctx: NodeContext, topic: str, summary: str, sources: list[Sour
     return Prompt(prompts.REPORT_SYSTEM, parts)
 
 
-async def write_prose(ctx: NodeContext, prompt: Prompt, evidence: Evidence) -> Draft:
+async def write_prose(
+    ctx: NodeContext, prompt: Prompt, evidence: Evidence, topic: str = ""
+) -> Draft:
     """The report text as the model writes it (streamed live): whole, cut before where it
     degenerated, or empty when it was unusable."""
-    grounding = Grounding(evidence)
+    grounding = Grounding(evidence, topic)
     return await ctx.llm("report").draft(
         prompt,
         accept=grounding.accept,

@@ -49,7 +49,8 @@ async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
         body = ""  # every researcher came back empty-handed: quote the sources
     elif fits:
         prompt = Prompt.simple(prompts.FINAL_REPORT_SYSTEM, whole)
-        body = repaired(ctx, await write_prose(ctx, prompt, evidence), everything, topic)
+        draft = await write_prose(ctx, prompt, evidence, topic)
+        body = repaired(ctx, draft, everything, topic)
     else:
         ctx.count("report_sections", len(notes))
         body = await _by_section(ctx, topic, notes, evidence)
@@ -63,7 +64,9 @@ async def _by_section(ctx: NodeContext, topic: str, notes: list[Note], evidence:
     for note in notes:
         system = prompts.SECTION_SYSTEM.format(heading=note["topic"])
         user = prompts.fill(prompts.SECTION_USER, topic=topic, notes=note["summary"])
-        draft = await write_prose(ctx, Prompt.simple(system, user), evidence)
+        draft = await write_prose(
+            ctx, Prompt.simple(system, user), evidence, f"{topic} {note['topic']}"
+        )
         section = repaired(ctx, draft, note["summary"], f"{topic} {note['topic']}")
         if not section:
             ctx.count("sections_from_notes")

@@ -18,6 +18,9 @@ _SOURCES_HEADING = re.compile(
     r"(?:sources|references|bibliography|works cited)[ \t]*:?[ \t]*(?:\*\*)?[ \t]*:?[ \t]*$"
 )
 
+# A heading with nothing under it before the next heading or the end.
+_EMPTY_SECTION = re.compile(r"(?m)^#{2,6}[ \t][^\n]*\n(?:[ \t]*\n)*(?=#{1,6}[ \t]|\Z)")
+
 
 @dataclass
 class ComposedReport:
@@ -47,11 +50,12 @@ def compose_report(
     evidence = evidence or Evidence(sources)
     valid = [s["number"] for s in sources]
     text, removed = remove_invalid(_cut_source_list(body), valid)
-    checked = verify(text, evidence, strict=strict)
+    checked = verify(text, evidence, strict=strict, topic=topic)
     extractive = not checked.grounded
     if extractive:
         text, extra = remove_invalid(extractive_body(topic, notes, sources), valid)
         checked = verify(text, evidence, strict=True, only_cited=True)
+        checked.text = _EMPTY_SECTION.sub("", checked.text)  # all its lines unsupported
         removed += extra
     title, text = _split_title(checked.text, topic)
     text, cited = renumber(text, sources)

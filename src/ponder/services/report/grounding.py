@@ -26,20 +26,21 @@ UNGROUNDED = "it says nothing a retrieved source supports"
 class Grounding:
     """The checks for one report, over the sources it may cite."""
 
-    def __init__(self, evidence: Evidence) -> None:
+    def __init__(self, evidence: Evidence, topic: str = "") -> None:
         self.evidence = evidence
+        self.topic = topic  # sentences that only restate it are no sign of reading
         self._grounded = "\0"  # a streamed text that begins so is grounded already
 
     def accept(self, text: str) -> str | None:
         """For a finished text: None when it rests on the sources, else the reason."""
-        return None if verify(text, self.evidence).grounded else UNGROUNDED
+        return None if verify(text, self.evidence, topic=self.topic).grounded else UNGROUNDED
 
     def watch(self, text: str) -> str | None:
         """For a streaming text: the reason to stop it, once it has gone on too long
         without a sentence that rests on a source."""
         if text.startswith(self._grounded):
             return None
-        if verify(text, self.evidence).related_claims:
+        if verify(text, self.evidence, topic=self.topic).related_claims:
             self._grounded = text
             return None
         if len(text.split()) < WITHIN_WORDS:
@@ -48,7 +49,7 @@ class Grounding:
 
     def substantial(self, text: str) -> bool:
         """Whether the beginning of a text is worth keeping when the rest degenerated."""
-        checked = verify(text, self.evidence)
+        checked = verify(text, self.evidence, topic=self.topic)
         return (
             len(text.split()) >= SALVAGE_WORDS
             and checked.grounded

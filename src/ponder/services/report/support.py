@@ -143,14 +143,14 @@ def _line_spans(passage: str, shared: set[str]) -> list[tuple[int, int, bool]]:
 
 
 def _shared_lines(sources: list[Source]) -> set[str]:
-    """Lines that three sources hold (or every one of two): a site's headers, footers,
-    notices. Two pages of a dozen that share a line ("The attributes are:") are two
-    related pages saying the same thing, which still supports a claim."""
+    """Lines that three sources or more hold: a site's headers, footers, notices. Two
+    pages sharing a line ("The attributes are:", or a page and its mirror) are two
+    sources saying the same thing, which still supports a claim."""
     seen: dict[str, int] = defaultdict(int)
     for source in sources:
         for line in {x for passage in source["passages"] for x in _lines(passage)}:
             seen[line] += 1
-    enough = max(2, min(3, len(sources)))
+    enough = 3
     return {line for line, count in seen.items() if count >= enough}
 
 

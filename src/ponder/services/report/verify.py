@@ -90,18 +90,30 @@ class Checked:
 
 
 def verify(
-    text: str, evidence: Evidence, *, strict: bool = False, only_cited: bool = False
+    text: str,
+    evidence: Evidence,
+    *,
+    strict: bool = False,
+    only_cited: bool = False,
+    topic: str = "",
 ) -> Checked:
     """Check every citation of ``text`` (registry numbers) against ``evidence``.
 
     ``strict`` drops the sentences nothing supports instead of marking them; with
     ``only_cited`` every sentence left without a citation is dropped (text built in code
-    from findings, where an uncited line has no business).
+    from findings, where an uncited line has no business). A sentence that only restates
+    ``topic`` (the question asked back, a heading-like "Reading files in Python") is
+    checked like any other but is no evidence that the text rests on the sources: a page
+    about the topic holds its words whatever the text says.
     """
     result = Checked(text)
     edits: list[tuple[int, int, str]] = []
+    asked = claim_stems(topic)
     for claim in claims(text):
+        supported, related = result.supported_claims, result.related_claims
         replacement = _check(claim, evidence, result, strict)
+        if asked and claim_stems(_plain(claim.text)) <= asked:
+            result.supported_claims, result.related_claims = supported, related
         kept = claim.text if replacement is None else replacement
         if only_cited and (not cited_numbers(kept) or not claim_stems(_plain(kept))):
             replacement = ""  # uncited, or a citation on nothing ("It’ [1]")
