@@ -141,7 +141,7 @@ def test_sentences_that_restate_the_question_do_not_ground_a_text(
 
 
 def test_a_page_and_its_mirror_still_support_what_they_say(sources: list[Source]) -> None:
-    from ponder.services.composer import compose_report
+    from ponder.services.report.composer import compose_report
 
     page = sources[0]
     mirror = Source(**{**page, "number": 2, "url": "/mirror/json.txt"})
