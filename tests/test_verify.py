@@ -151,3 +151,18 @@ def test_a_page_and_its_mirror_still_support_what_they_say(sources: list[Source]
     assert composed.extractive and "## Sources" in composed.markdown
     assert f"{finding.rstrip('.')} [1]" in composed.markdown
     assert not re.search(r"^## [^\n]*\n\s*(?=## |\Z)", composed.markdown, re.M)
+
+
+def test_a_loop_that_changes_a_word_each_time_is_not_kept_as_a_beginning() -> None:
+    from ponder.services.report.grounding import Grounding
+
+    # SmolLM2's answer (recorded, tests/samples): the same sentence five times with
+    # "options and" in or out, which the stream check caught only late.
+    sample = (Path(__file__).parent / "samples" / "smollm2-argparse.md").read_text("utf-8")
+    written = sample.split("## Model text 1")[1].split("\n", 2)[2].strip()
+    before_the_stop = written.rsplit(" ", 1)[0]
+    evidence = Evidence([page_source(1, "getopt"), page_source(2, "argparse")])
+    grounding = Grounding(evidence, "How can I parse command-line options and arguments?")
+    assert verify(before_the_stop, evidence).grounded  # it is about what was read…
+    assert len(before_the_stop.split()) > 60  # …and long enough, were it not a loop
+    assert grounding.worth_keeping(before_the_stop) is None

@@ -72,7 +72,7 @@ async def write_prose(
         prompt,
         accept=grounding.accept,
         watch=grounding.watch,
-        salvage=grounding.substantial,
+        salvage=grounding.worth_keeping,
         live=True,
     )
 

@@ -198,12 +198,13 @@ class LLM:
         *,
         accept: Check | None = None,
         watch: Check | None = None,
-        salvage: Callable[[str], bool] | None = None,
+        salvage: Callable[[str], str | None] | None = None,
         live: bool = False,
     ) -> Draft:
         """Like ``text``, but a generation that degenerates after a usable beginning is not
-        thrown away: when ``salvage`` accepts the text before the problem, that text is kept
-        (no retry) and the draft says what was cut. An unusable draft has no text."""
+        thrown away: ``salvage`` is given the text before the problem and returns the part
+        worth keeping (or None); that part is kept (no retry) and the draft says what was
+        cut. An unusable draft has no text."""
         messages = self._messages(prompt)
         problem = ""
         rejected = 0
@@ -224,8 +225,9 @@ class LLM:
             rejected += 1
             if stopped:
                 self.usage.stopped += 1
-            kept = reply[: issue.start].rstrip()
-            if kept and salvage is not None and salvage(kept):
+            before = reply[: issue.start].rstrip()
+            kept = salvage(before) if before and salvage is not None else None
+            if kept:
                 if live:
                     self._emit("cut", keep=len(kept), reason=issue.reason)
                 return Draft(kept, issue.reason, len(reply) - len(kept))
