@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ponder.services.model import guard
+from ponder.services.report.support import line_key, shared_lines
 from ponder.services.research.vetting import is_reading_note
 from ponder.services.text.citations import cited_numbers, defuse
 from ponder.services.text.words import shares_content, stems
@@ -109,12 +110,7 @@ def most_relevant(sources: list[Source], topic: str, limit: int) -> list[Source]
 
 def boilerplate(sources: list[Source]) -> set[str]:
     """Lines found in more than one source: headers, footers, notices — never the answer."""
-    seen: dict[str, int] = {}
-    for source in sources:
-        for line in {_line_key(x) for p in source["passages"] for x in p.splitlines()}:
-            if line:
-                seen[line] = seen.get(line, 0) + 1
-    return {line for line, count in seen.items() if count > 1}
+    return shared_lines(sources, 2)
 
 
 def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int = 1) -> str:
@@ -156,7 +152,7 @@ def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int
 class Window:
     passage: int  # which of the source's passages
     start: int  # the line of the passage it starts at
-    lines: tuple[str, ...]  # the lines it quotes, as _line_key gives them
+    lines: tuple[str, ...]  # the lines it quotes, as line_key gives them
     text: str
     opens_paragraph: bool
 
@@ -186,7 +182,7 @@ def _windows(number: int, passage: str, shared: set[str]) -> list[Window]:
         section += label  # a label shared with other sources is not quoted, yet ends one
         if not any(c.isalnum() for c in line):
             after_break = True
-        elif _line_key(line) in shared:
+        elif line_key(line) in shared:
             after_break = after_break or label
         else:
             lines.append(line)
@@ -201,10 +197,6 @@ def _windows(number: int, passage: str, shared: set[str]) -> list[Window]:
                 break
             text = f"{text} {line}".strip()
             end += 1
-        keys = tuple(_line_key(line) for line in lines[start:end])
+        keys = tuple(line_key(line) for line in lines[start:end])
         windows.append(Window(number, start, keys, text, opens[start]))
     return windows
-
-
-def _line_key(line: str) -> str:
-    return " ".join(line.lower().split())

@@ -63,7 +63,9 @@ class Evidence:
         self._postings: dict[str, list[int]] = defaultdict(list)
         passage_stems: list[set[str]] = []
         sources = list(sources)
-        shared = _shared_lines(sources)
+        # Lines three sources hold are a site's headers, footers, notices; two pages
+        # sharing one ("The attributes are:", a page and its mirror) still support it.
+        shared = shared_lines(sources, 3)
         for source in sources:
             title = claim_stems(source["title"])
             for index, passage in enumerate(source["passages"]):
@@ -127,31 +129,30 @@ class Evidence:
         return " ".join(self.texts[(span.source, span.passage)][span.start : span.end].split())
 
 
-def _lines(text: str) -> set[str]:
-    return {" ".join(line.lower().split()) for line in text.splitlines() if line.strip()}
+def line_key(line: str) -> str:
+    """A line as lines are compared across sources: lower case, spaces collapsed."""
+    return " ".join(line.lower().split())
 
 
 def _line_spans(passage: str, shared: set[str]) -> list[tuple[int, int, bool]]:
     """The passage's lines as (start, end, whether other sources hold it too)."""
     found, position = [], 0
     for line in passage.split("\n"):
-        key = " ".join(line.lower().split())
+        key = line_key(line)
         if key:
             found.append((position, position + len(line), key in shared))
         position += len(line) + 1
     return found
 
 
-def _shared_lines(sources: list[Source]) -> set[str]:
-    """Lines that three sources or more hold: a site's headers, footers, notices. Two
-    pages sharing a line ("The attributes are:", or a page and its mirror) are two
-    sources saying the same thing, which still supports a claim."""
+def shared_lines(sources: list[Source], at_least: int) -> set[str]:
+    """The lines (as ``line_key`` gives them) that ``at_least`` of the sources hold."""
     seen: dict[str, int] = defaultdict(int)
     for source in sources:
-        for line in {x for passage in source["passages"] for x in _lines(passage)}:
-            seen[line] += 1
-    enough = 3
-    return {line for line, count in seen.items() if count >= enough}
+        for line in {line_key(x) for p in source["passages"] for x in p.splitlines()}:
+            if line:
+                seen[line] += 1
+    return {line for line, count in seen.items() if count >= at_least}
 
 
 def _spans(passage: str) -> list[tuple[int, int, bool]]:
