@@ -4,9 +4,10 @@ A full ``ponder.stream`` run searches a folder holding the report's pages (``sea
 against the rig, whose scripted model plans one query per section, summarises each source
 block it is shown as one finding citing that block's number, and then streams the report a
 word at a time. The report must cite the run's own source numbers, and the model only
-knows those from its prompt, as a real model would: the REPORT prompt's notes cite each
-page's finding with its number, so each page's number is read from there (and, for a page
-whose finding was not kept, from the source block the model was shown).
+knows those from its prompt, as a real model would: the REPORT prompt's excerpts name
+each page's number and address, and its notes cite each page's finding with its number,
+so each page's number is read from there (a note only when one page alone holds it), and,
+for a page neither names, from the source block the model was shown while summarising.
 """
 
 from __future__ import annotations
@@ -94,12 +95,16 @@ class ProseWriter:
 
     def write(self, request: ChatRequest) -> Reply:
         prompt = str(request.messages[-1]["content"])
+        for number, url, _ in _BLOCK.findall(prompt):  # an excerpt names its page
+            page = self.page_of(url)
+            if page is not None:
+                self.numbers.setdefault(page, int(number))
         texts = [e.words for e in self.report.pages]
-        for statement, cites in _NOTE.findall(prompt):
+        for statement, cites in _NOTE.findall(prompt):  # a note only if one page holds it
             number = int(re.findall(r"\d+", cites)[0])
-            for page, text in enumerate(texts):
-                if page not in self.numbers and contains(text, tokens(statement)):
-                    self.numbers[page] = number
+            holders = [p for p, text in enumerate(texts) if contains(text, tokens(statement))]
+            if len(holders) == 1 and number not in self.numbers.values():
+                self.numbers.setdefault(holders[0], number)
         for page, number in self.shown.items():
             self.numbers.setdefault(page, number)
         markdown = render(self.report, self.numbers)
