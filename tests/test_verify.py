@@ -166,3 +166,19 @@ def test_a_loop_that_changes_a_word_each_time_is_not_kept_as_a_beginning() -> No
     assert verify(before_the_stop, evidence).grounded  # it is about what was read…
     assert len(before_the_stop.split()) > 60  # …and long enough, were it not a loop
     assert grounding.worth_keeping(before_the_stop) is None
+
+
+def test_a_sentence_too_short_to_judge_shares_its_paragraphs_source(
+    sources: list[Source],
+) -> None:
+    """ "It defaults to ','." is too short to re-point on its own words; the sentence before
+    it was re-pointed to the csv page, which holds them, so it follows. In a paragraph of
+    its own it has no such neighbour, and the citation its source does not bear goes."""
+    csv_page = sources[1]
+    long = sentence_of(csv_page, "three basic APIs").rstrip(".")
+    together = verify(f"{long} [4]. It defaults to ',' [4].\n", Evidence(sources))
+    assert together.text == f"{long} [2]. It defaults to ',' [2].\n"
+    assert together.repointed == 2
+    apart = verify(f"{long} [4].\n\nIt defaults to ',' [4].\n", Evidence(sources))
+    assert apart.text == f"{long} [2].\n\nIt defaults to ','.\n"
+    assert apart.removed == 1

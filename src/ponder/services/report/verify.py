@@ -109,9 +109,16 @@ def verify(
     result = Checked(text)
     edits: list[tuple[int, int, str]] = []
     asked = claim_stems(topic)
+    neighbour: list[int] = []  # the sources the paragraph's previous sentence ends up citing
+    previous_end = -1
     for claim in claims(text):
+        if "\n\n" in text[previous_end : claim.start] or previous_end < 0:
+            neighbour = []
         supported, related = result.supported_claims, result.related_claims
-        replacement = _check(claim, evidence, result, strict)
+        recorded = len(result.citations)
+        replacement = _check(claim, evidence, result, strict, neighbour)
+        neighbour = [c.number for c in result.citations[recorded:]]
+        previous_end = claim.end
         if asked and claim_stems(_plain(claim.text)) <= asked:
             result.supported_claims, result.related_claims = supported, related
         kept = claim.text if replacement is None else replacement
@@ -141,8 +148,11 @@ def _replace(text: str, start: int, end: int, replacement: str) -> str:
     return text[:start] + text[end:]
 
 
-def _check(claim: Claim, evidence: Evidence, result: Checked, strict: bool) -> str | None:
-    """The claim's new text, or None to leave it exactly as written."""
+def _check(
+    claim: Claim, evidence: Evidence, result: Checked, strict: bool, neighbour: list[int]
+) -> str | None:
+    """The claim's new text, or None to leave it exactly as written. ``neighbour``: the
+    sources the sentence before it in its paragraph cites, once checked."""
     plain = _plain(claim.text)
     stems = claim_stems(plain)
     cited = cited_numbers(claim.text)
@@ -154,8 +164,10 @@ def _check(claim: Claim, evidence: Evidence, result: Checked, strict: bool) -> s
     result.checked += len(cited) or 1
     result.related_claims += best is not None and best.score >= KEEP
     kept = _supporting(cited, matches)
-    if len(stems) < MIN_MARK_WORDS:  # too short to judge ("The attributes are:"): a
-        kept = [n for n in cited if n in matches]  # source holding its words may stay
+    short = len(stems) < MIN_MARK_WORDS  # too short to judge ("The attributes are:"): a
+    if short:  # source holding its words may stay, else the paragraph's source, if it does
+        kept = [n for n in cited if n in matches]
+    shared = [n for n in neighbour if n in matches] if short and cited and not kept else []
     if cited and kept == cited:
         result.kept += len(kept)
         return _record(claim, plain, [matches[n] for n in kept], evidence, result, None)
@@ -163,6 +175,9 @@ def _check(claim: Claim, evidence: Evidence, result: Checked, strict: bool) -> s
         result.kept += len(kept)
         result.removed += len(cited) - len(kept)
         chosen = [matches[n] for n in kept]
+    elif shared:
+        result.repointed += len(cited)
+        chosen = [matches[n] for n in shared]
     elif best is not None and _clearly(best, cited, matches):
         if cited:
             result.repointed += len(cited)
