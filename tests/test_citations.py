@@ -171,3 +171,39 @@ def test_the_first_quote_of_a_pydoc_page_is_the_part_that_answers_not_its_header
     first = body.split("## From the sources\n\n")[1].split("\n>\n")[0]
     assert "Python Library Documentation" not in first and "MODULE REFERENCE" not in first
     assert re.search(r"\b(dump|load)s?\(|\.(read|write)\(", first), first
+
+
+def test_no_quote_of_a_page_read_twice_is_its_header(tmp_path: Path) -> None:
+    """The demo's run reads pydoc's json page in two rounds, and local search puts the
+    page's head (title, NAME, address, the generated-page notice) before the passages it
+    found each time. No quote may come from that head, though it holds "Python" and "json"."""
+    from ponder.services.report.extractive import extractive_body
+    from ponder.services.search.local.index import LocalIndex
+    from ponder.testing.corpus import pydoc_corpus
+
+    question = "How do I read and write JSON files in Python"
+    modules = ["json", "csv", "sqlite3", "pathlib", "itertools", "functools", "heapq", "bisect"]
+    pydoc_corpus(tmp_path / "docs", modules)  # the demo's corpus
+    index = LocalIndex([tmp_path / "docs"], db_path=tmp_path / "index.sqlite")
+    index.index()
+    try:
+        rounds = [
+            next(r for r in index.search(query, 5) if Path(r.url).stem == "json")
+            for query in (question, "read json file python")
+        ]
+    finally:
+        index.close()
+    assert all(r.content.startswith("Python Library Documentation") for r in rounds)
+    assert rounds[0].content != rounds[1].content, "each round found other passages"
+    json_page = Source(
+        number=1,
+        url=rounds[0].url,
+        title="json",
+        origin="local",
+        passages=[r.content for r in rounds],
+        locations=["", ""],
+    )
+    quotes = extractive_body(question, "", [json_page]).split("## From the sources\n\n")[1]
+    assert quotes.count("\n>\n") >= 2, "the page still yields several quotes"
+    for furniture in ("Python Library Documentation", "automatically generated", "MODULE REF"):
+        assert furniture not in quotes

@@ -43,7 +43,7 @@ def extractive_body(topic: str, notes: str, sources: list[Source]) -> str:
     shared = boilerplate(sources)
     # Few sources get several quotes each, so one relevant page still yields a full report.
     each = -(-QUOTES // len(chosen)) if chosen else 0
-    quotes = [q for q in (quote(source, topic, shared, each) for source in chosen) if q]
+    quotes = [q for q in (quote(s, topic, shared | lead(s), each) for s in chosen) if q]
     if quotes:
         parts.append("## From the sources\n\n" + "\n\n".join(quotes))
     return "\n\n".join(parts) + "\n"
@@ -111,6 +111,22 @@ def most_relevant(sources: list[Source], topic: str, limit: int) -> list[Source]
 def boilerplate(sources: list[Source]) -> set[str]:
     """Lines found in more than one source: headers, footers, notices — never the answer."""
     return shared_lines(sources, 2)
+
+
+def lead(source: Source) -> set[str]:
+    """The lines every passage of the source opens with (as ``line_key`` gives them): the
+    page's head — its title, name, address, a generated-page notice — that a search put
+    before each passage it found, and never what answers."""
+    passages = list(dict.fromkeys(source["passages"]))  # one passage read twice has no lead
+    if len(passages) < 2:
+        return set()
+    common: set[str] = set()
+    for lines in zip(*(p.splitlines() for p in passages), strict=False):
+        keys = {line_key(line) for line in lines}
+        if len(keys) > 1:
+            break
+        common |= keys - {""}
+    return common
 
 
 def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int = 1) -> str:
