@@ -182,3 +182,22 @@ def test_a_sentence_too_short_to_judge_shares_its_paragraphs_source(
     apart = verify(f"{long} [4].\n\nIt defaults to ',' [4].\n", Evidence(sources))
     assert apart.text == f"{long} [2].\n\nIt defaults to ','.\n"
     assert apart.removed == 1
+
+
+def test_inline_code_ends_no_sentence_and_takes_no_citation() -> None:
+    """weakref's page: "`try: ... finally: ...`" holds an ellipsis and a space, which end a
+    sentence in prose but not in code; the citation stays after the whole sentence."""
+    sentence = (
+        "However, in a daemonic thread `atexit.register()`, `try: ... finally: ...` and "
+        "`with: ...` do not guarantee that cleanup occurs either"
+    )
+    assert [c.text for c in claims(sentence + " [1].")] == [sentence + " [1]."]
+    page = Source(
+        number=1,
+        url="/docs/weakref.txt",
+        title="weakref",
+        origin="local",
+        passages=[sentence.replace("`", "") + "."],
+        locations=[""],
+    )
+    assert verify(sentence + ".", Evidence([page])).text == sentence + " [1]."

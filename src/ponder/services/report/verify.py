@@ -291,11 +291,13 @@ def _is_table_body(text: str, start: int) -> bool:
 
 
 def _sentences(line: str, offset: int) -> list[Claim]:
-    """The sentences of a line; questions claim nothing, so they are left out."""
+    """The sentences of a line; questions claim nothing, so they are left out. Inline code
+    ends no sentence: "`try: ... finally: ...`" is one statement's code."""
     found = []
     begin = 0
-    for match in _END.finditer(line):
-        if _ABBREVIATION.search(line[: match.start() + 1]):
+    prose = prose_only(line)
+    for match in _END.finditer(prose):
+        if _ABBREVIATION.search(prose[: match.start() + 1]):
             continue
         end = match.end()
         if line[begin:end].strip() and line[match.start()] != "?":
