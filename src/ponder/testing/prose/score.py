@@ -179,14 +179,16 @@ def _score_citations(
         outcome.correct += cited <= holds
     prose = _FENCE.sub("", final)
     read = _read_pages(report, written)
+    occurrence: dict[str, int] = {}  # "And the output:" may be written several times
     for unit in units:  # now each in turn: as the model cited it, as the report does
+        nth = occurrence[unit.text] = occurrence.get(unit.text, -1) + 1
         right_in = unit.cited in truth(report, unit)
         if right_in and not contains(read.get(unit.page, []), tokens(unit.text)):
             continue  # not in what the run read: no check can confirm it, nor should
         outcome.supported += right_in
         outcome.misdirected_in += not right_in
         if id(unit) not in found:  # cited sentence by sentence, inside the unit?
-            within = _cited_within(prose, unit.text, pages)
+            within = _cited_within(prose, unit.text, pages, nth)
             if within:
                 found[id(unit)] = within <= truth(report, unit)
             elif right_in:
@@ -199,17 +201,19 @@ def _score_citations(
             outcome.misdirected_fixed += not right_in and found[id(unit)]
 
 
-def _cited_within(prose: str, text: str, pages: Mapping[int, int]) -> set[int] | None:
-    """The pages cited inside ``text`` where it stands in ``prose`` (a unit of several
-    sentences is cited sentence by sentence), or None when it is not there at all."""
+def _cited_within(prose: str, text: str, pages: Mapping[int, int], nth: int = 0) -> set[int] | None:
+    """The pages cited inside the ``nth`` occurrence of ``text`` in ``prose`` (the last one
+    if there are fewer; a unit of several sentences is cited sentence by sentence), or None
+    when it is not there at all."""
     words = tokens(text)
     if not words:
         return None
     between = r"[\W_]*?(?:\[[\d,; ]+\][\W_]*?|\[unsupported\][\W_]*?)*"
     pattern = r"(?<!\w)" + between.join(re.escape(w) for w in words) + r"(?!\w)"
-    match = re.search(pattern, prose.replace("`", "").lower())
-    if match is None:
+    found = list(re.finditer(pattern, prose.replace("`", "").lower()))
+    if not found:
         return None
+    match = found[min(nth, len(found) - 1)]
     numbers = re.findall(r"\[([\d,; ]+)\]", match.group())
     tail = prose.replace("`", "").lower()[match.end() :]
     after = re.match(r"[^\w\n]*((?:\[[\d,; ]+\])+)", tail)  # citations right after it
