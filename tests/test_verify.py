@@ -201,3 +201,18 @@ def test_inline_code_ends_no_sentence_and_takes_no_citation() -> None:
         locations=[""],
     )
     assert verify(sentence + ".", Evidence([page])).text == sentence + " [1]."
+
+
+def test_a_short_sentence_goes_to_the_one_source_that_holds_it_or_keeps_a_shared_label() -> None:
+    """Two cases a capable model writes: a label most class pages of pydoc carry ("Data
+    descriptors … dictionary for instance variables"), which supports nothing by its words
+    yet is on the page cited; and a short sentence only one page read holds, cited to
+    another."""
+    pages = [page_source(n, m) for n, m in enumerate(["csv", "sched", "string", "heapq"], 1)]
+    evidence = Evidence(pages)
+    label = "Dictionary for instance variables"
+    assert verify(f"{label} [2].\n", evidence).text == f"{label} [2].\n"
+    assert verify(f"{label} [4].\n", evidence).text == f"{label}.\n"  # heapq has no class
+    framed = "It is framed"  # base64's "(the output is framed with <~ and ~>)"
+    with_base64 = Evidence([*pages, page_source(5, "base64")])
+    assert verify(f"{framed} [1].\n", with_base64).text == f"{framed} [5].\n"

@@ -61,6 +61,7 @@ class Evidence:
         self.spans: list[Span] = []
         self._pairs: list[bool] = []  # spans of two sentences rank a little below one
         self._postings: dict[str, list[int]] = defaultdict(list)
+        self._words: dict[int, set[str]] = defaultdict(set)  # every stem a source holds
         passage_stems: list[set[str]] = []
         sources = list(sources)
         # Lines three sources hold are a site's headers, footers, notices; two pages
@@ -71,6 +72,7 @@ class Evidence:
             for index, passage in enumerate(source["passages"]):
                 self.texts[(source["number"], index)] = passage
                 passage_stems.append(claim_stems(passage))
+                self._words[source["number"]] |= passage_stems[-1]
                 lines = _line_spans(passage, shared)
                 for start, end, pair in _spans(passage):
                     own = " ".join(  # its words, but for lines other sources hold too
@@ -124,6 +126,18 @@ class Evidence:
             if known is None or rank > known:
                 best[span.source], ranks[span.source] = found, rank
         return sorted(best.values(), key=lambda m: (-m.score, m.span.source))
+
+    def holding(self, source: int, sentence: str) -> Match | None:
+        """The first span of the source that holds every content word of ``sentence``, in
+        lines other sources share too ("Availability: Unix.") as well as its own."""
+        stems = claim_stems(sentence)
+        if not stems or not stems <= self._words.get(source, set()):
+            return None
+        for (number, index), passage in self.texts.items():
+            for start, end, _ in _spans(passage) if number == source else ():
+                if stems <= claim_stems(passage[start:end]):
+                    return Match(Span(source, index, start, end), 1.0, len(stems))
+        return None
 
     def quote(self, span: Span) -> str:
         return " ".join(self.texts[(span.source, span.passage)][span.start : span.end].split())

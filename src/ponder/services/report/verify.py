@@ -166,8 +166,11 @@ def _check(
     kept = _supporting(cited, matches)
     short = len(stems) < MIN_MARK_WORDS  # too short to judge ("The attributes are:"): a
     if short:  # source holding its words may stay, else the paragraph's source, if it does
+        for n in cited:  # (a label many pages share, "Availability: Unix.", is held too)
+            if n not in matches and (held := evidence.holding(n, plain)) is not None:
+                matches[n] = held
         kept = [n for n in cited if n in matches]
-    shared = [n for n in neighbour if n in matches] if short and cited and not kept else []
+    shared = _for_short(stems, neighbour, matches) if short and cited and not kept else []
     if cited and kept == cited:
         result.kept += len(kept)
         return _record(claim, plain, [matches[n] for n in kept], evidence, result, None)
@@ -194,6 +197,15 @@ def _check(
         result.unsupported += 1
         return "" if strict else _cite(claim.text, [], mark=True)
     return _cite(claim.text, []) if cited else None
+
+
+def _for_short(stems: set[str], neighbour: list[int], matches: dict[int, Match]) -> list[int]:
+    """Where a short claim's citation goes when its source does not hold its words: to
+    its paragraph's source if that holds them, else to the one source that holds them all
+    ("Availability: Unix." on one page of those read)."""
+    beside = [n for n in neighbour if n in matches]
+    whole = [n for n, m in matches.items() if m.words == len(stems)]
+    return beside or (whole if len(whole) == 1 else [])
 
 
 def _supporting(cited: list[int], matches: dict[int, Match]) -> list[int]:
