@@ -47,6 +47,25 @@ QUESTIONS: list[tuple[str, str]] = [
     ("How do I shrink a big log file on disk and read it back later?", "gzip"),
     ("How do I load a spreadsheet export whose fields are split by commas?", "csv"),
 ]
+# Added with the score fusion (issue 21), worded the same way and written down before any
+# method's ranking of them was seen: the first 16 shaped the fusion, these test it.
+ADDED: list[tuple[str, str]] = [
+    ("How can I show which lines changed between two versions of a text?", "difflib"),
+    ("How do I find out whether a given year has a 29th of February?", "calendar"),
+    ("What is the middle value of my measurements, and how widely do they scatter?", "statistics"),
+    ("How do I compute with one third exactly, with no rounding error?", "fractions"),
+    ("How do I clone a folder with all its subfolders onto a backup drive?", "shutil"),
+    ("How do I put a list into a jumbled order for a card game?", "random"),
+    ("How do I look up the official name of an emoji or an accented letter?", "unicodedata"),
+    ("How do I let people pass options such as --verbose when they start my script?", "argparse"),
+    (
+        "How do I check whether a visitor's address is inside my office network's range?",
+        "ipaddress",
+    ),
+    ("How do I compare which of two one-liners runs faster?", "timeit"),
+    ("How can a cache refer to objects without keeping them alive?", "weakref"),
+    ("How do I display a deeply nested configuration readably over several lines?", "pprint"),
+]
 # Pages that answer none of them but share their vocabulary (bytes, files, text, numbers).
 DISTRACTORS = ["zlib", "binascii", "hmac", "getpass", "colorsys", "filecmp", "fileinput", "quopri"]
 TOP = 3
