@@ -324,14 +324,39 @@ def unit(vector: Any) -> Any:
     return vector / norm if norm > 0 else vector
 
 
-def fuse(rankings: list[list[str]], k: int = 60) -> list[str]:
-    """Reciprocal rank fusion: each list gives an item 1 / (k + rank); highest total first.
+SEMANTIC_WEIGHT = 0.5  # neither list is trusted more: no weight was fitted to a benchmark
 
-    k = 60 is the constant of Cormack et al. (2009): it keeps one list's first place from
-    outweighing an item that both lists rank well. Ties keep the first list's order.
+
+def fuse(
+    lexical: dict[str, float], semantic: dict[str, float], semantic_weight: float = SEMANTIC_WEIGHT
+) -> list[str]:
+    """Two scored rankings made one, best first: a convex combination of their scores, each
+    list rescaled so that its best candidate is 1 and its weakest 0.
+
+    Scores, not ranks, because they say how sure each list is. A BM25 top that outscores
+    the rest by far keeps its lead, while BM25 on a paraphrased question, matching only
+    incidental words, gives candidates so close that they barely move the result — and
+    reciprocal rank fusion, counting ranks alone, let pages both lists put in the middle
+    outrank either list's clear first (README, "Semantic search"). A candidate missing from
+    one list counts as that list's weakest: a page that shares no word with a paraphrased
+    question is no worse for it than one that shares a single common one. Ties keep the
+    lexical list's order.
     """
-    scores: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
-    return sorted(scores, key=lambda item: -scores[item])
+    lexical_part, semantic_part = rescaled(lexical), rescaled(semantic)
+    combined = {
+        item: (1 - semantic_weight) * lexical_part.get(item, 0.0)
+        + semantic_weight * semantic_part.get(item, 0.0)
+        for item in {**lexical, **semantic}
+    }
+    return sorted(combined, key=lambda item: -combined[item])
+
+
+def rescaled(scores: dict[str, float]) -> dict[str, float]:
+    """Each score's place between the list's weakest (0) and its best (1); every candidate 1
+    when they all score the same (one candidate, say): being found is all the list says."""
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    if high == low:
+        return dict.fromkeys(scores, 1.0)
+    return {item: (score - low) / (high - low) for item, score in scores.items()}
