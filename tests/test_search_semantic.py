@@ -1,5 +1,5 @@
 """Semantic search: passages embedded through the rig's /api/embed, stored once, fused with
-BM25 by reciprocal rank. The trigram embedder proves the plumbing and the fusion; the tiny
+BM25 by their rescaled scores. The trigram embedder proves the plumbing and the fusion; the tiny
 model proves the rig embeds with a real model. Neither claims semantic quality."""
 
 from __future__ import annotations
@@ -165,10 +165,57 @@ def test_vectors_of_another_model_are_not_compared(docs: Path, embed_rig: Rig) -
     assert [r.url for r in found] == [r.url for r in local.search("blending colors", 5)]
 
 
-def test_reciprocal_rank_fusion() -> None:
-    # b: 1/62 + 1/61 beats a: 1/61 alone and c: 1/62 alone; ties keep the first list's order
-    assert fuse([["a", "b"], ["b", "c"]]) == ["b", "a", "c"]
-    assert fuse([["x"], []]) == ["x"]
+def test_bm25s_first_keeps_its_place_over_vectors_preferring_another(
+    docs: Path, embed_rig: Rig
+) -> None:
+    """BM25 puts shlex first, the trigram vectors csv (shlex third): hybrid keeps shlex, as
+    it does only when BM25's scores reach the fusion the right way round (FTS5's are
+    negative, lower better; turned round, json came first)."""
+    local = embedded(docs, embed_rig)
+    question = "quote shell words safely"
+    assert Path(local.search(question, 5)[0].url).name == "shlex.txt"
+    vector = Embedder(EMBED_MODEL, embed_rig.url).query(question)
+    alone = local.search("", 5, query_vector=vector, embed_model=EMBED_MODEL)
+    assert [Path(r.url).name for r in alone][:3] == ["csv.txt", "textwrap.txt", "shlex.txt"]
+    assert hybrid(local, embed_rig, question)[0] == "shlex.txt"
+
+
+def test_a_clear_first_outranks_a_page_both_lists_put_second() -> None:
+    """Each list's top stands far above the rest: both keep their place ahead of ``m``,
+    which both lists rank second by a hair — reciprocal rank fusion put ``m`` first."""
+    lexical = {"a": 10.0, "m": 4.0, "x": 3.0}
+    semantic = {"b": 0.90, "m": 0.84, "y": 0.83}
+    assert fuse(lexical, semantic) == ["a", "b", "m", "x", "y"]  # a, b tie: lexical first
+
+
+def test_a_page_close_to_the_top_of_both_lists_wins() -> None:
+    """When neither list's first stands out, the page both rank almost as high wins."""
+    lexical = {"a": 5.0, "m": 4.9, "x": 1.0}
+    semantic = {"b": 0.90, "m": 0.89, "y": 0.80}
+    assert fuse(lexical, semantic)[0] == "m"
+
+
+def test_a_page_missing_from_one_list_counts_as_its_weakest_there() -> None:
+    """``s`` shares no word with the query, ``w`` only its weakest match: BM25 says no more
+    against ``s`` than against ``w``, so the vectors, which prefer ``s``, decide."""
+    lexical = {"a": 5.0, "w": 1.0}
+    semantic = {"s": 0.90, "w": 0.85, "a": 0.80}
+    assert fuse(lexical, semantic) == ["a", "s", "w"]
+
+
+def test_a_list_without_spread_still_says_what_it_found() -> None:
+    # one candidate, or all equal: each is found (1), which beats not found (0)
+    assert fuse({"only": 2.0}, {"x": 0.9, "only": 0.7, "y": 0.6}) == ["only", "x", "y"]
+    assert fuse({"p": 3.0, "q": 3.0}, {"r": 0.9, "q": 0.8, "z": 0.1})[0] == "q"
+    assert fuse({}, {"x": 0.9, "y": 0.5}) == ["x", "y"]  # no query words: the vectors alone
+
+
+def test_the_weight_moves_the_fusion_between_the_lists() -> None:
+    lexical = {"a": 9.0, "b": 8.0, "c": 1.0}
+    semantic = {"c": 0.90, "b": 0.85, "a": 0.50}
+    assert fuse(lexical, semantic, semantic_weight=0.0) == ["a", "b", "c"]
+    assert fuse(lexical, semantic, semantic_weight=1.0) == ["c", "b", "a"]
+    assert fuse(lexical, semantic)[0] == "b"  # equal weights: high in both beats first in one
 
 
 def test_known_models_get_their_task_prefixes() -> None:

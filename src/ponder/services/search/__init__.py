@@ -16,7 +16,8 @@ Fallback order (each step is announced through ``warn``):
   fallback unless ``local`` is among them), concurrently, merged by rank like ``hybrid``.
 
 With ``embed_model`` set, local search is hybrid within itself: BM25 and the embedding
-model's nearest passages, fused by reciprocal rank (see ``local.py`` and ``vectors.py``).
+model's nearest passages, fused by their rescaled scores (see ``local/index.py`` and
+``local/vectors.py``).
 
 Web answers are cached per backend + query (``cache``, ``cache_ttl_hours``); local search is
 not, its index is already on disk. When everything fails the search warns and returns [].

@@ -59,8 +59,8 @@ WITH top AS MATERIALIZED (
     SELECT rowid AS id, bm25(passages, 2.0, 1.0) AS score FROM passages
     WHERE passages MATCH ? ORDER BY score LIMIT ?
 )
-SELECT f.path FROM top JOIN chunks AS c ON c.id = top.id JOIN files AS f ON f.id = c.file_id
-ORDER BY top.score
+SELECT f.path, top.score FROM top JOIN chunks AS c ON c.id = top.id
+JOIN files AS f ON f.id = c.file_id ORDER BY top.score
 """
 # The best passages of one file for a query.
 _IN_FILE = """
@@ -234,8 +234,8 @@ class LocalIndex:
         the passages within a chosen file by BM25 on every word of the query, so "read JSON
         files" picks the json page for "json", then its passage about reading files. With a
         ``query_vector`` from ``embed_model`` (semantic search on), the files whose passages
-        are nearest to it form a second ranking, fused with BM25's by reciprocal rank, and a
-        file's nearest passages join its BM25 ones.
+        are nearest to it form a second ranking, fused with BM25's by their rescaled scores
+        (``fuse``), and a file's nearest passages join its BM25 ones.
         """
         words = query_words(query)
         if (not words and query_vector is None) or max_results <= 0:
@@ -243,8 +243,8 @@ class LocalIndex:
         with self._lock:
             cheap = self._drop_frequent(words) if words else []
             lexical = self._lexical_files(cheap, max_results * 8)
-            near = self._nearest_by_file(query_vector, embed_model, max_results * 8)
-            ranked = fuse([lexical, list(near)]) if near else lexical
+            near, similarity = self._nearest_by_file(query_vector, embed_model, max_results * 8)
+            ranked = fuse(lexical, similarity) if near else list(lexical)
             within = fts_query(cheap) if cheap else ""
             best: dict[str, list[Passage]] = {}
             shown: list[set[tuple[str, ...]]] = []
@@ -262,31 +262,37 @@ class LocalIndex:
                     break
         return [_result(path, passages, words) for path, passages in best.items()]
 
-    def _lexical_files(self, words: list[str], limit: int) -> list[str]:
-        """Files in the order of their best BM25 passage (caller holds the lock)."""
-        if not words:
-            return []
-        rows = self._conn.execute(_QUERY, (fts_query(self._discriminating(words)), limit))
-        return list(dict.fromkeys(path for (path,) in rows))
+    def _lexical_files(self, words: list[str], limit: int) -> dict[str, float]:
+        """Files in the order of their best BM25 passage, each with its score, higher better
+        (caller holds the lock)."""
+        best: dict[str, float] = {}
+        if words:
+            rows = self._conn.execute(_QUERY, (fts_query(self._discriminating(words)), limit))
+            for path, score in rows:
+                best.setdefault(path, -score)  # FTS5's bm25() is negative, lower better
+        return best
 
     def _nearest_by_file(
         self, vector: list[float] | None, model: str | None, limit: int
-    ) -> dict[str, list[int]]:
+    ) -> tuple[dict[str, list[int]], dict[str, float]]:
         """Files in the order of their nearest passage, each with its near passages' ids,
-        nearest first (caller holds the lock). Vector trouble leaves keyword search be."""
+        nearest first, and with its nearest passage's similarity (caller holds the lock).
+        Vector trouble leaves keyword search be."""
         if vector is None or model is None:
-            return {}
+            return {}, {}
         try:
             nearest = self.vectors.nearest(vector, model, limit)
         except (OSError, ValueError, MemoryError) as exc:
             self._warn(f"Semantic search failed for this query ({exc}); keyword search goes on.")
-            return {}
+            return {}, {}
         near: dict[str, list[int]] = {}
-        for chunk_id, _score in nearest:
+        similarity: dict[str, float] = {}
+        for chunk_id, score in nearest:
             row = self._conn.execute(_FILE_OF, (chunk_id,)).fetchone()
             if row is not None:
                 near.setdefault(row[0], []).append(chunk_id)
-        return near
+                similarity.setdefault(row[0], score)
+        return near, similarity
 
     def _passages_in(self, path: str, within: str, near: list[int], per_file: int) -> list[Passage]:
         """A file's best passages: BM25's and the nearest, alternately, each once."""
