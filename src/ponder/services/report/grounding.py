@@ -16,8 +16,9 @@ the citation check (``verify``) then cites. What it must do is say something a s
 
 from __future__ import annotations
 
+from ponder.services.report.claims import claims
 from ponder.services.report.support import Evidence, claim_stems
-from ponder.services.report.verify import claims, verify
+from ponder.services.report.verify import verify
 
 WITHIN_WORDS = 200
 SALVAGE_WORDS = 30

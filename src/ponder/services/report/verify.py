@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from ponder.report import UNSUPPORTED_MARK
+from ponder.services.report.claims import ITEM, Claim, claims
 from ponder.services.report.support import Evidence, Match, Span, claim_stems
 from ponder.services.text.citations import cited_numbers, in_prose, prose_only
 
@@ -37,24 +38,8 @@ MIN_MARK_WORDS = 4  # shorter sentences (transitions, labels) are never marked
 MARK = UNSUPPORTED_MARK
 
 _GROUP = re.compile(r"(?<!\w)\[(\s*\d{1,3}\s*(?:[,;]\s*\d{1,3}\s*)*)\](?!\()")
-_FENCE_LINE = re.compile(r"^[ \t]*(```|~~~)")
-_HEADING = re.compile(r"^[ \t]*#{1,6}\s")
-_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}")
-_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
-_NOTE = re.compile(r"^([*_]).+\1$")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
-# Where a sentence ends: . ! ? (and closing quotes, brackets or emphasis), then citations.
-_END = re.compile(r"[.!?][\"'”’)*_]*((?:\s*\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\])*)(?=\s|$)")
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|fig|no|mr|mrs|dr|st)|\b[A-Z])\.$")
 _TRAILING = re.compile(r"[\s.!?:;,\"'”’)*_]*$")
-
-
-@dataclass(frozen=True)
-class Claim:
-    start: int
-    end: int
-    text: str  # the sentence as written, citations included
-    kind: str  # "sentence" or "row"
 
 
 @dataclass(frozen=True)
@@ -139,7 +124,7 @@ def _replace(text: str, start: int, end: int, replacement: str) -> str:
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
-    if _ITEM.fullmatch(text[line_start:start]) and not text[end:line_end].strip():
+    if ITEM.fullmatch(text[line_start:start]) and not text[end:line_end].strip():
         return text[:line_start] + text[line_end + 1 :]  # the whole item
     if text[end : end + 1] == " ":
         end += 1  # the blank that followed the sentence
@@ -262,65 +247,3 @@ def _cite(text: str, chosen: list[Match], *, mark: bool = False) -> str:
 def _plain(text: str) -> str:
     """The sentence's words for scoring: no citations, no link targets."""
     return _LINK_TARGET.sub("]", in_prose(text, lambda part: _GROUP.sub(" ", part)))
-
-
-# -- cutting a Markdown text into claims ------------------------------------------------
-
-
-def claims(text: str) -> list[Claim]:
-    """The sentences of paragraphs and list items, and table rows, with their offsets."""
-    found: list[Claim] = []
-    fenced = False
-    header_row = False
-    position = 0
-    for line in text.split("\n"):
-        start, position = position, position + len(line) + 1
-        stripped = line.strip()
-        if _FENCE_LINE.match(line):
-            fenced = not fenced
-            continue
-        # A quotation is the source's words, an italic line without citations a note.
-        quoted = stripped.startswith(">") or (_NOTE.match(stripped) and "[" not in stripped)
-        if fenced or quoted or not stripped or _HEADING.match(line) or _TABLE_RULE.match(line):
-            header_row = False
-            continue
-        if stripped.startswith("|"):
-            if header_row or not _is_table_body(text, start):
-                header_row = True
-                continue
-            found.append(Claim(start, start + len(line), line, "row"))
-            continue
-        item = _ITEM.match(line)
-        offset = start + (item.end() if item else len(line) - len(line.lstrip()))
-        found += _sentences(text[offset : start + len(line)], offset)
-    return found
-
-
-def _is_table_body(text: str, start: int) -> bool:
-    """A table row below the rule line (the row above the rule is the header)."""
-    before = text[:start].rstrip("\n").rsplit("\n", 1)[-1]
-    return before.strip().startswith("|")
-
-
-def _sentences(line: str, offset: int) -> list[Claim]:
-    """The sentences of a line; questions claim nothing, so they are left out. Inline code
-    ends no sentence: "`try: ... finally: ...`" is one statement's code."""
-    found = []
-    begin = 0
-    prose = prose_only(line)
-    for match in _END.finditer(prose):
-        if _ABBREVIATION.search(prose[: match.start() + 1]):
-            continue
-        end = match.end()
-        if line[begin:end].strip() and line[match.start()] != "?":
-            found.append(_claim(line, begin, end, offset))
-        begin = end
-    if line[begin:].strip():
-        found.append(_claim(line, begin, len(line), offset))
-    return found
-
-
-def _claim(line: str, begin: int, end: int, offset: int) -> Claim:
-    while begin < end and line[begin] in " \t":
-        begin += 1
-    return Claim(offset + begin, offset + end, line[begin:end], "sentence")
