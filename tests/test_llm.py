@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 from ponder.config import Configuration
 from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
 from ponder.services.model import budget
-from ponder.services.model.llm import LLM, Prompt
+from ponder.services.model.llm import LLM
+from ponder.services.model.prompt import Prompt
 from ponder.testing import Fault, Reply, Rig, ScriptedBackend
 
 

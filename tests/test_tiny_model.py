@@ -6,7 +6,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 from ponder.config import Configuration
-from ponder.services.model.llm import LLM, Prompt
+from ponder.services.model.llm import LLM
+from ponder.services.model.prompt import Prompt
 from ponder.testing import TINY_MODEL, Rig
 
 pytestmark = pytest.mark.tiny

@@ -9,7 +9,7 @@ from ponder.deep_state import DeepState
 from ponder.nodes.clarify import conversation_text
 from ponder.nodes.context import NodeContext, node
 from ponder.schemas import ResearchBrief
-from ponder.services.model.llm import Prompt
+from ponder.services.model.prompt import Prompt
 from ponder.services.research.vetting import usable_text
 
 

@@ -14,7 +14,7 @@ from ponder import prompts
 from ponder.deep_state import DeepState
 from ponder.nodes.context import NodeContext, node
 from ponder.schemas import Clarification
-from ponder.services.model.llm import Prompt
+from ponder.services.model.prompt import Prompt
 from ponder.services.research.vetting import usable_text
 
 MAX_QUESTIONS = 2

@@ -13,7 +13,8 @@ from ponder.config import Configuration
 from ponder.redact import redact
 from ponder.report import RunStats
 from ponder.run_settings import run_configuration
-from ponder.services.model.llm import LLM, Usage
+from ponder.services.model.llm import LLM
+from ponder.services.model.usage import Usage
 from ponder.stats import merge_stats
 
 S = TypeVar("S")

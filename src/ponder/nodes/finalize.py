@@ -10,7 +10,8 @@ from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import can_hand_off
 from ponder.services.model import budget
-from ponder.services.model.llm import Draft, Prompt
+from ponder.services.model.llm import Draft
+from ponder.services.model.prompt import Prompt
 from ponder.services.report.composer import compose_report
 from ponder.services.report.excerpts import excerpt_blocks
 from ponder.services.report.extractive import completion

@@ -8,7 +8,7 @@ from typing import Any
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.schemas import query_plan_schema
-from ponder.services.model.llm import Prompt
+from ponder.services.model.prompt import Prompt
 from ponder.services.research.vetting import MAX_QUERY_CHARS, normalise, vet_queries
 from ponder.state import LoopState
 

@@ -8,7 +8,7 @@ from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import can_hand_off
 from ponder.schemas import Reflection, reflection_schema
-from ponder.services.model.llm import Prompt
+from ponder.services.model.prompt import Prompt
 from ponder.services.research.vetting import (
     evidence,
     is_junk_subtopic,

@@ -13,7 +13,7 @@ from ponder.deep_state import DeepState, Note
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.finalize import checked_report, nothing_found_report, repaired, write_prose
 from ponder.services.model import budget
-from ponder.services.model.llm import Prompt
+from ponder.services.model.prompt import Prompt
 from ponder.services.report.extractive import cited_findings
 from ponder.services.report.support import Evidence
 

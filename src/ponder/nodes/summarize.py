@@ -17,7 +17,7 @@ from ponder.nodes.context import NodeContext, node
 from ponder.nodes.research import PIECE_SEPARATOR, finding_pieces, piece_digest
 from ponder.schemas import Claim, SummaryUpdate, summary_schema
 from ponder.services.model import budget
-from ponder.services.model.llm import Prompt
+from ponder.services.model.prompt import Prompt
 from ponder.services.research.vetting import reading_note, usable_claims
 from ponder.services.text.citations import cited_numbers, remove_invalid
 from ponder.services.web.reader import best_passages, bm25_scores

@@ -15,7 +15,7 @@ from ponder import prompts
 from ponder.deep_state import DeepState, Note, ResearcherResult, ResearcherTask
 from ponder.nodes.context import NodeContext, node
 from ponder.schemas import SupervisorDecision
-from ponder.services.model.llm import Prompt
+from ponder.services.model.prompt import Prompt
 from ponder.services.research.vetting import is_junk_subtopic, normalise
 from ponder.services.text.citations import remap
 from ponder.sources import Source, next_number, source_key

@@ -9,6 +9,9 @@ a host that came back is found without waiting out its rest.
 One pool exists per set of hosts per event loop (asyncio primitives belong to a loop), so
 every node and every researcher of a run share it. The limit holds per process: several
 server workers, or several people's CLIs, do not see each other's calls.
+
+``on_a_host`` runs one call this way: on the least busy host, and on another when that one
+fails before answering.
 """
 
 from __future__ import annotations
@@ -17,11 +20,15 @@ import asyncio
 import contextlib
 import time
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TypeVar
+
+from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError, PonderError
 
 REST_SECONDS = 30.0
+R = TypeVar("R")
 
 
 @dataclass
@@ -106,3 +113,46 @@ def host_pool(urls: list[str], limit: int) -> HostPool:
     if key not in pools:
         pools[key] = HostPool(urls, limit)
     return pools[key]
+
+
+async def on_a_host(
+    urls: list[str],
+    limit: int,
+    attempt: Callable[[str], Awaitable[R]],
+    *,
+    warn: Callable[[str], None],
+    started: Callable[[], bool] | None = None,
+) -> tuple[R, str]:
+    """``attempt(url)`` on one host, and the host that answered; with several, on the least
+    busy, and on another when that one fails before answering (it then rests a while).
+
+    ``started`` says whether a failed call had begun to answer: a stream that failed after
+    its first piece is not moved, since part of it may have been shown, so the caller's
+    retry (which withdraws the draft) takes over.
+    """
+    if len(urls) == 1:
+        return await attempt(urls[0]), urls[0]
+    pool = host_pool(urls, limit)
+    tried: set[str] = set()
+    failures: list[PonderError] = []
+    while True:
+        try:
+            async with pool.lease(tried) as host:
+                result = await attempt(host.url)
+        except NoHostLeft:  # every host failed this call
+            if all(isinstance(f, OllamaUnavailableError) for f in failures):
+                raise OllamaUnavailableError(",".join(urls)) from None
+            raise failures[-1] from None
+        except (OllamaUnavailableError, ModelNotFoundError, ModelCallError) as exc:
+            if pool.rest(host):
+                warn(
+                    f"Ollama host {host.url} failed ({exc}); calls go to the other hosts "
+                    f"for the next {REST_SECONDS:g} s."
+                )
+            tried.add(host.url)
+            failures.append(exc)
+            if started is not None and started():
+                raise
+            continue
+        pool.recovered(host)
+        return result, host.url

@@ -3,16 +3,10 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
-import httpx
-
 from ponder.config import Configuration
-from ponder.errors import OllamaUnavailableError
-from ponder.ollama_host import one_host_for_the_ollama_client
-from ponder.services.model.llm import openai_errors
-from ponder.services.web.tls import shared_ssl_context
+from ponder.services.model.providers import provider_for
 
 
 @dataclass(frozen=True)
@@ -27,32 +21,5 @@ class ModelServer:
 def model_server(config: Configuration, url: str, timeout: float = 5.0) -> ModelServer:
     """Ask the server at ``url`` for its models. Raises OllamaUnavailableError (or, with
     provider=openai, ModelServerUnavailableError / ModelServerRefusedError)."""
-    if config.provider == "openai":
-        return _openai_server(url, timeout)
-    return _ollama_server(url, timeout)
-
-
-def _ollama_server(url: str, timeout: float) -> ModelServer:
-    one_host_for_the_ollama_client()
-    import ollama
-
-    client = ollama.Client(host=url, timeout=timeout, verify=shared_ssl_context())
-    try:
-        listed = client.list()
-    except (ConnectionError, httpx.HTTPError, ollama.ResponseError):
-        raise OllamaUnavailableError(url) from None
-    return ModelServer(url, "Ollama", sorted(str(m.model) for m in listed.models))
-
-
-def _openai_server(url: str, timeout: float) -> ModelServer:
-    import openai
-
-    client = openai.OpenAI(
-        base_url=url,
-        api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
-        timeout=timeout,
-        max_retries=0,
-    )
-    with openai_errors("", url, timeout):
-        served = [str(model.id) for model in client.models.list()]
-    return ModelServer(url, "An OpenAI-compatible server", served)
+    provider = provider_for(config, model="")
+    return ModelServer(url, provider.server_kind, provider.served_models(url, timeout))
