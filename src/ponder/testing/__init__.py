@@ -15,6 +15,7 @@ given as the rig's ``embedder``.
 
 from ponder.testing.e5 import E5_EMBED_MODEL, E5Embedder
 from ponder.testing.embedding import EMBED_MODEL, TrigramEmbedder
+from ponder.testing.log import LogEntry
 from ponder.testing.models import SMOL_MODEL, TINY_MODEL
 from ponder.testing.replies import (
     FAULT_KINDS,
@@ -24,7 +25,7 @@ from ponder.testing.replies import (
     ScriptedBackend,
     auto_reply,
 )
-from ponder.testing.server import LogEntry, Rig
+from ponder.testing.server import Rig
 
 __all__ = [
     "E5_EMBED_MODEL",
