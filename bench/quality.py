@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import re
 import statistics
 import sys
@@ -37,7 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from workspace import isolated
 
 # (question, the module whose page answers it)
 QUESTIONS: list[tuple[str, str]] = [
@@ -332,6 +331,28 @@ def run_quality_bench(
     return results
 
 
+def quality_figures(tiny: bool, log: Any = None) -> dict[str, Any]:
+    """What ``make bench`` reports: the scripted rig and the real models, next to the
+    figures measured before issue 10 (quality-before.json; SmolLM2 came later and has none)."""
+    backends = list(BACKENDS) if tiny else ["scripted"]
+    results = run_quality_bench(backends, log=log)
+    before = json.loads(Path(__file__).with_name("quality-before.json").read_text("utf-8"))
+    figures: dict[str, Any] = {"corpus_pages": results["corpus_pages"]}
+    for kind in backends:
+        figures[kind] = {
+            **({"before": before[kind]["summary"]} if kind in before else {}),
+            "after": results[kind]["summary"],
+            "questions": results[kind]["questions"],
+        }
+    if tiny:
+        tiny_after, tiny_before = figures["tiny"]["after"], figures["tiny"]["before"]
+        figures["target_met"] = (
+            tiny_after["found_pct"] >= 90
+            and tiny_after["tokens_per_question"] < tiny_before["tokens_per_question"]
+        )
+    return figures
+
+
 def _log(message: str) -> None:
     print(f"  {message}", file=sys.stderr, flush=True)
 
@@ -343,13 +364,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="write the figures here")
     parser.add_argument("--samples", type=Path, default=None, help="write what was written here")
     args = parser.parse_args(argv)
-    work = Path(tempfile.mkdtemp(prefix="ponder-quality-home-"))
-    os.environ["PONDER_DATA_DIR"] = str(work / "data")
-    os.environ["PONDER_CACHE_DIR"] = str(work / "cache")
-    os.environ.setdefault("PONDER_MODEL_DIR", str(ROOT / ".cache"))
-    os.environ["LANGSMITH_TRACING"] = "false"
     backends = list(BACKENDS) if args.backend == "all" else [args.backend]
-    results = run_quality_bench(backends, args.limit, _log, args.samples)
+    with isolated("ponder-quality-home-"):
+        results = run_quality_bench(backends, args.limit, _log, args.samples)
     for kind in backends:
         print(kind, json.dumps(results[kind]["summary"]))
     if args.out:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import re
 import statistics
 import sys
@@ -34,7 +33,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from workspace import ROOT, isolated
 
 
 def run_strong_prose_bench(
@@ -223,18 +222,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=None, help="write figures and rows here")
     args = parser.parse_args(argv)
-    work = Path(tempfile.mkdtemp(prefix="ponder-prose-home-"))
-    os.environ["PONDER_DATA_DIR"] = str(work / "data")
-    os.environ["PONDER_CACHE_DIR"] = str(work / "cache")
-    os.environ["LANGSMITH_TRACING"] = "false"
-    for name in [
-        n for n in os.environ if n.startswith("PONDER_") and n.endswith(("MODEL", "SEARCH"))
-    ]:
-        del os.environ[name]  # a user's own settings must not change the figures
     from ponder.testing.pydocs import DocsMissing
 
     try:
-        results = run_strong_prose_bench(args.reports, args.misdirect, _log)
+        with isolated("ponder-prose-home-"):
+            results = run_strong_prose_bench(args.reports, args.misdirect, _log)
     except DocsMissing as exc:
         print(exc, file=sys.stderr)
         return 1
