@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from ponder.config import Configuration, environment_values
+from ponder.environment import Machine, machine, secret
 from ponder.errors import ConfigurationError
 from ponder.ollama_host import normalise_host
 from ponder.run_settings import run_configuration
@@ -87,3 +88,30 @@ def test_docs_from_environment_as_path_list(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("PONDER_DOCS", "/a:/b")
     assert environment_values()["docs"] == ["/a", "/b"]
     assert Configuration.create().docs == ["/a", "/b"]
+
+
+def test_the_machine_settings_come_from_the_environment_and_blank_is_unset() -> None:
+    env = {
+        "PONDER_DATA_DIR": "/srv/ponder",
+        "PONDER_DATABASE_URL": "  ",
+        "PONDER_HOST_ID": " box-7 ",
+        "PONDER_MCP_ALLOWED_HOSTS": "research:8765, research:* ,",
+    }
+    found = machine(env)
+    assert found.data_dir == "/srv/ponder" and found.cache_dir is None
+    assert found.database_url is None and found.host_id == "box-7"
+    assert found.mcp_allowed_hosts == ["research:8765", "research:*"]
+    assert "password" not in repr(machine({"PONDER_DATABASE_URL": "postgresql://u:password@h/d"}))
+
+
+def test_keys_are_read_stripped_and_blank_ones_are_unset() -> None:
+    assert secret("TAVILY_API_KEY", {"TAVILY_API_KEY": " tvly-1 \n"}) == "tvly-1"
+    assert secret("TAVILY_API_KEY", {"TAVILY_API_KEY": " "}) is None
+    assert secret("PONDER_MCP_TOKEN", {}) is None
+
+
+def test_machine_settings_are_not_run_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stored with a run, they would follow it to a machine whose folders differ."""
+    monkeypatch.setenv("PONDER_HOST_ID", "box-7")
+    assert not set(Machine.model_fields) & set(Configuration.model_fields)
+    assert "box-7" not in Configuration.create().model_dump_json()

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ponder.config import Configuration
+from ponder.environment import machine
 from ponder.errors import ClarificationNeeded, InvalidInputError, PonderError, RunNotFoundError
 from ponder.events import ProgressEvent
 from ponder.redact import was_redacted
@@ -195,9 +196,7 @@ def _run_sync(work: Coroutine[Any, Any, Report]) -> Report:
 
 def server_url(server: str | None) -> str | None:
     """The LangGraph Server to run on: as given, else ``PONDER_SERVER``, else none (local)."""
-    import os
-
-    return (server or os.environ.get("PONDER_SERVER", "")).strip() or None
+    return (server or "").strip() or machine().server
 
 
 def new_thread_id() -> str:

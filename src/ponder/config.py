@@ -12,7 +12,6 @@ taken (:mod:`ponder.callers`).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -27,14 +26,13 @@ from pydantic import (
 )
 
 from ponder.choices import SEARCH_NAMES, Mode, Provider, SearchName, search_names
+from ponder.environment import PATH_LISTS, field_values, ollama_host
 from ponder.errors import ConfigurationError
 from ponder.ollama_host import DEFAULT_OLLAMA_URL, normalise_host
 from ponder.settable import Caller, Operator
 
 WIKIPEDIA_URL = "https://{lang}.wikipedia.org/w/api.php"
 ARXIV_URL = "https://export.arxiv.org/api/query"
-# Lists of paths are split like PATH; other lists (model names hold ':') on commas.
-_PATH_LISTS = ("docs", "docs_roots")
 
 
 class McpServerSpec(BaseModel):
@@ -240,7 +238,7 @@ class Configuration(BaseModel):
             )
         return self
 
-    @field_validator(*_PATH_LISTS, mode="before")
+    @field_validator(*PATH_LISTS, mode="before")
     @classmethod
     def _docs_as_list(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -329,41 +327,8 @@ def _build(values: dict[str, Any]) -> Configuration:
 
 def environment_values(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Configuration values set in the environment (``PONDER_<FIELD>``, ``OLLAMA_HOST``)."""
-    env = os.environ if environ is None else environ
-    values: dict[str, Any] = {}
-    if env.get("OLLAMA_HOST"):
-        values["ollama_base_url"] = env["OLLAMA_HOST"]
-    for name, field in Configuration.model_fields.items():
-        raw = env.get(f"PONDER_{name.upper()}")
-        if raw is None or raw == "":
-            continue
-        if name == "mcp_servers":  # objects, so JSON; a bad value fails validation clearly
-            values[name] = _parse_json(raw)
-        elif field.annotation is not None and "list" in str(field.annotation):
-            values[name] = _parse_list(raw, os.pathsep if name in _PATH_LISTS else ",")
-        else:
-            values[name] = raw
+    values = field_values(Configuration.model_fields, environ)
+    host = ollama_host(environ)
+    if host and "ollama_base_url" not in values:
+        values["ollama_base_url"] = host
     return values
-
-
-def _parse_json(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw  # left to validation, which names the field
-
-
-def _parse_list(raw: str, separator: str) -> list[str]:
-    if raw.lstrip().startswith("["):
-        try:
-            parsed = json.loads(raw)
-        except json.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, list):
-            return [str(item) for item in parsed]
-    parts = raw.split(separator)
-    return (
-        [p for p in parts if p]
-        if separator == os.pathsep
-        else [p.strip() for p in parts if p.strip()]
-    )

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import platformdirs
 
+from ponder.environment import machine
+
 
 def data_dir() -> Path:
     """Checkpoints and run history (``PONDER_DATA_DIR`` overrides)."""
-    return _ensure(os.environ.get("PONDER_DATA_DIR") or platformdirs.user_data_dir("ponder"))
+    return _ensure(machine().data_dir or platformdirs.user_data_dir("ponder"))
 
 
 def cache_dir() -> Path:
     """Search cache, page cache and local indexes (``PONDER_CACHE_DIR`` overrides)."""
-    return _ensure(os.environ.get("PONDER_CACHE_DIR") or platformdirs.user_cache_dir("ponder"))
+    return _ensure(machine().cache_dir or platformdirs.user_cache_dir("ponder"))
 
 
 def _ensure(path: str) -> Path:
@@ -27,8 +28,7 @@ def _ensure(path: str) -> Path:
 def database_url() -> str | None:
     """A PostgreSQL database shared by several machines (``PONDER_DATABASE_URL``) for
     checkpoints and run history; None keeps them in SQLite in the data folder."""
-    url = os.environ.get("PONDER_DATABASE_URL", "").strip()
-    return url or None
+    return machine().database_url
 
 
 def redacted(url: str) -> str:

@@ -27,6 +27,7 @@ import httpx
 
 from ponder.callers import caller_fields, refuse_operator_fields
 from ponder.config import Configuration
+from ponder.environment import Secret, secret
 from ponder.errors import ClarificationNeeded, PonderError, RemoteServerError, RunNotFoundError
 from ponder.events import ProgressEvent
 from ponder.report import Report
@@ -37,15 +38,13 @@ Ask = Callable[[str], str | Awaitable[str]]
 _STATUS = {"busy": "running", "interrupted": "waiting", "error": "failed", "idle": "done"}
 
 
-TOKEN_ENV = "PONDER_SERVER_TOKEN"
+TOKEN_ENV: Secret = "PONDER_SERVER_TOKEN"
 
 
 def _client(server: str) -> Any:
-    import os
-
     from langgraph_sdk import get_client
 
-    token = os.environ.get(TOKEN_ENV, "").strip()
+    token = secret(TOKEN_ENV)
     headers = {"Authorization": f"Bearer {token}"} if token else None
     # (connect, read, write, pool): a stream may be quiet for a long model call
     return get_client(url=server.rstrip("/"), timeout=(10.0, 600.0, 60.0, 10.0), headers=headers)

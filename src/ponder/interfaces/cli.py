@@ -9,7 +9,6 @@ Exit codes are :class:`ponder.errors.ExitCode` (explained in docs/interfaces.md)
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
@@ -294,7 +293,9 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
     options.update({key: value for key, value in flags.items() if value is not None})
     if args.docs:
         # A run on a server reads the server's disk: its paths are not checked here.
-        remote = getattr(args, "server", None) or os.environ.get("PONDER_SERVER")
+        from ponder.api import server_url
+
+        remote = server_url(getattr(args, "server", None))
         options["docs"] = list(args.docs) if remote else require_paths(args.docs, "--docs")
     if args.no_clarify:
         options["allow_clarification"] = False

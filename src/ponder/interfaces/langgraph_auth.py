@@ -15,22 +15,22 @@ from __future__ import annotations
 
 import hmac
 import json
-import os
 from typing import Any
 
 from langgraph_sdk import Auth
 
 from ponder.callers import served_configuration
+from ponder.environment import Secret, secret
 from ponder.errors import CallerRefusedError, ConfigurationError
 
-TOKENS_ENV = "PONDER_SERVER_TOKENS"
+TOKENS_ENV: Secret = "PONDER_SERVER_TOKENS"
 
 auth = Auth()
 
 
 def server_tokens(raw: str | None = None) -> dict[str, str]:
     """User name → token, from ``PONDER_SERVER_TOKENS``."""
-    text = (os.environ.get(TOKENS_ENV, "") if raw is None else raw).strip()
+    text = ((secret(TOKENS_ENV) or "") if raw is None else raw).strip()
     if text.startswith("{"):
         try:
             parsed = json.loads(text)

