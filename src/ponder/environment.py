@@ -1,4 +1,7 @@
-"""The process environment: read here and nowhere else in ponder, and never written.
+"""The process environment: read here and nowhere else in ponder.
+
+Nothing in ponder changes it, except OpenMP's wait policy when unset
+(:func:`openmp_waits_passively`, which says why).
 
 Three kinds of value live there:
 
@@ -98,6 +101,17 @@ def secret(name: Secret, environ: Mapping[str, str] | None = None) -> str | None
 def ollama_host(environ: Mapping[str, str] | None = None) -> str | None:
     """``OLLAMA_HOST``, which is Ollama's own (its clients read it too)."""
     return _environ(environ).get("OLLAMA_HOST", "").strip() or None
+
+
+def openmp_waits_passively() -> None:
+    """The one value ponder writes to the environment, and only when it is unset.
+
+    OpenMP reads its wait policy from the environment alone, once, as its runtime loads:
+    call this before loading an engine that uses it (the in-process embedder). Threads
+    that sleep while they wait leave the cores to Ollama and the others; spinning ones
+    made e5's tests take twice the CPU and up to three times as long on a busy machine.
+    """
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def field_values(

