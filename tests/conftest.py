@@ -43,7 +43,7 @@ SLOW_MODULES = {
 }
 SLOW_FIXTURES = {"workdir"}  # test_cli: the `ponder` command itself, in a subprocess
 SLOW_TESTS = {
-    "test_several_hosts_in_ollama_host_run_from_the_command_line",
+    "test_several_hosts_run_from_the_command_line",
     "test_a_passage_changed_while_it_was_embedded_gets_no_stale_vector",
     "test_a_run_through_the_openai_api_is_cited_and_counted",
     "test_a_broken_stream_and_a_dropped_connection_cost_a_retry",

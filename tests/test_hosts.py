@@ -15,8 +15,9 @@ from support import over_corpus
 
 from ponder import aresearch
 from ponder.config import Configuration
-from ponder.errors import OllamaUnavailableError
+from ponder.errors import ConfigurationError, ExitCode, OllamaUnavailableError
 from ponder.interfaces.cli import build_parser, run_options
+from ponder.ollama_host import one_host_for_the_ollama_client
 from ponder.services.model.hosts import HostPool, NoHostLeft
 from ponder.testing import ChatRequest, Fault, LogEntry, Rig, ScriptedBackend
 
@@ -149,8 +150,23 @@ def test_hosts_come_as_a_list_or_comma_separated() -> None:
 
 
 def test_hosts_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OLLAMA_HOST", "gpu1:11434,gpu2:11434")
+    monkeypatch.setenv("PONDER_OLLAMA_BASE_URL", "gpu1:11434,gpu2:11434")
     assert Configuration.create().ollama_hosts == ["http://gpu1:11434", "http://gpu2:11434"]
+
+
+def test_a_list_in_ollama_host_is_refused_with_the_fix_and_left_as_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ollama package parses OLLAMA_HOST as it is imported and fails on a list;
+    ponder does not rewrite another program's variable."""
+    import os
+
+    monkeypatch.setenv("OLLAMA_HOST", "gpu1:11434,gpu2:11434")
+    with pytest.raises(ConfigurationError, match="PONDER_OLLAMA_BASE_URL"):
+        Configuration.create(ollama_base_url="gpu1:11434")
+    with pytest.raises(ConfigurationError, match="PONDER_OLLAMA_BASE_URL"):
+        one_host_for_the_ollama_client()
+    assert os.environ["OLLAMA_HOST"] == "gpu1:11434,gpu2:11434"
 
 
 def test_doctor_counts_the_hosts_that_can_serve(rig: Rig) -> None:
@@ -197,22 +213,32 @@ async def test_a_waiting_call_takes_a_host_whose_rest_ended(
             assert host.url == "b"  # not left waiting for a, which never frees up here
 
 
-def test_several_hosts_in_ollama_host_run_from_the_command_line(
+def test_several_hosts_run_from_the_command_line(
     two_rigs: tuple[Rig, Rig], corpus: Path, tmp_path: Path
 ) -> None:
-    """The ollama client reads OLLAMA_HOST on import and cannot parse a list: ponder hands
-    it one host and keeps the list for itself."""
+    """Several hosts in PONDER_OLLAMA_BASE_URL serve a run; a list in OLLAMA_HOST, which the
+    ollama package reads itself, stops the command with the fix before anything starts."""
     import os
     import subprocess
     import sys
 
     first, second = two_rigs
     src = Path(__file__).resolve().parents[1] / "src"
-    env = {**os.environ, "PYTHONPATH": str(src), "OLLAMA_HOST": f"{first.url},{second.url}"}
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    hosts = f"{first.url},{second.url}"
     flags = ["--model", "scripted", "--search", "local", "--docs", str(corpus), "--mode", "loop"]
+    command = [sys.executable, "-m", "ponder", "How do tides work?", *flags, "--loops", "1"]
     done = subprocess.run(
-        [sys.executable, "-m", "ponder", "How do tides work?", *flags, "--loops", "1"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        command, cwd=tmp_path, env={**env, "PONDER_OLLAMA_BASE_URL": hosts},
+        capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert first.chat_log() and second.chat_log()
+    calls = len(first.chat_log()) + len(second.chat_log())
+    refused = subprocess.run(
+        command, cwd=tmp_path, env={**env, "OLLAMA_HOST": hosts},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert refused.returncode == ExitCode.USAGE, refused.stderr
+    assert "PONDER_OLLAMA_BASE_URL" in refused.stderr and "Traceback" not in refused.stderr
+    assert len(first.chat_log()) + len(second.chat_log()) == calls

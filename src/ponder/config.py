@@ -79,7 +79,8 @@ class Configuration(BaseModel):
     ollama_base_url: Operator[str] = Field(
         DEFAULT_OLLAMA_URL,
         description="Where Ollama listens. Defaults to OLLAMA_HOST, then 127.0.0.1:11434. "
-        "Several hosts: comma-separated (a list in Python); each call goes to the least busy.",
+        "Several hosts: comma-separated (a list in Python; PONDER_OLLAMA_BASE_URL, since "
+        "OLLAMA_HOST is one host); each call goes to the least busy.",
     )
     ollama_parallel: Operator[int] = Field(
         1,

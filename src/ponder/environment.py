@@ -99,8 +99,20 @@ def secret(name: Secret, environ: Mapping[str, str] | None = None) -> str | None
 
 
 def ollama_host(environ: Mapping[str, str] | None = None) -> str | None:
-    """``OLLAMA_HOST``, which is Ollama's own (its clients read it too)."""
-    return _environ(environ).get("OLLAMA_HOST", "").strip() or None
+    """``OLLAMA_HOST``, which is Ollama's own: one host, read as its clients read it.
+
+    The ollama package parses it as it is imported and fails on a list of hosts. ponder
+    does not rewrite it (that would change it for everything else in the process, and for
+    every program ponder starts): a list is refused, naming the setting that takes one.
+    """
+    value = _environ(environ).get("OLLAMA_HOST", "").strip()
+    if "," in value:
+        raise ConfigurationError(
+            f"OLLAMA_HOST holds several hosts ({value}), which the ollama package cannot "
+            "read — set them in PONDER_OLLAMA_BASE_URL (or --ollama-url) instead, and "
+            "leave OLLAMA_HOST unset or one host."
+        )
+    return value or None
 
 
 def openmp_waits_passively() -> None:

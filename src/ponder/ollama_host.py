@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import os
+from ponder.environment import ollama_host
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 
 
 def one_host_for_the_ollama_client() -> None:
-    """The ollama package reads OLLAMA_HOST when it is imported and cannot parse a list of
-    hosts (ponder's configuration can). Call before importing it: keeps the first host
-    there; ponder itself reads the full list from its configuration."""
-    value = os.environ.get("OLLAMA_HOST", "")
-    if "," in value:
-        os.environ["OLLAMA_HOST"] = next(p.strip() for p in value.split(",") if p.strip())
+    """Call before importing the ollama package, which parses OLLAMA_HOST as it is imported
+    and cannot read a list of hosts: a list is a ConfigurationError that names the setting
+    for several hosts (the variable is left as the user set it)."""
+    ollama_host()
 
 
 def normalise_host(value: str) -> str:
