@@ -27,7 +27,8 @@ from ponder.services.search.cached import CachedSearch
 from ponder.services.search.duckduckgo import DuckDuckGoSearch
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch
-from ponder.services.search.local.index import LocalIndex, LocalSearch
+from ponder.services.search.local.backend import LocalSearch
+from ponder.services.search.local.index import LocalIndex
 from ponder.services.search.mcp_tools import McpToolSearch
 from ponder.services.search.pacing import Pace
 from ponder.services.search.searxng import SearxngSearch

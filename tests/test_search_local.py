@@ -13,15 +13,9 @@ from support import make_pdf
 from ponder.config import Configuration
 from ponder.errors import SearchError
 from ponder.services.search import make_search
-from ponder.services.search.local.index import (
-    LocalIndex,
-    LocalSearch,
-    fts_query,
-    index,
-    index_path,
-    index_status,
-    query_words,
-)
+from ponder.services.search.local.backend import LocalSearch
+from ponder.services.search.local.index import LocalIndex, index, index_path, index_status
+from ponder.services.search.local.ranking import fts_query, query_words
 
 
 @pytest.fixture(autouse=True)

@@ -38,12 +38,12 @@ from ponder.services.search.duckduckgo import DuckDuckGoSearch
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch, merge_by_rank
 from ponder.services.search.language import edition_url, wikipedia_language
+from ponder.services.search.local.backend import LocalSearch
 from ponder.services.search.local.embeddings import Embedder
 from ponder.services.search.local.index import (
     IndexStats,
     IndexStatus,
     LocalIndex,
-    LocalSearch,
     embed,
     index,
     index_status,
