@@ -2,29 +2,24 @@
 
 Only files whose mtime or size changed are read; a file whose content hash is unchanged is
 only re-stamped. Unreadable, oversized and unsupported files are skipped with a warning.
-Reading and text extraction (most of the time, for HTML and PDF) run in a pool of
-processes, one per core; every SQLite write stays in the calling thread. Work is committed
-in batches, so an interrupted run keeps what it indexed and the next run goes on from there.
+Files are read by :mod:`.extraction` (in worker processes when that pays); every SQLite
+write stays in the calling thread. Work is committed in batches, so an interrupted run
+keeps what it indexed and the next run goes on from there.
 """
 
 from __future__ import annotations
 
 import bisect
-import hashlib
-import multiprocessing
-import os
 import signal
 import sqlite3
 import threading
-from collections.abc import Callable, Generator, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from ponder.services.search.local.documents import SkipFile, read_document
-from ponder.services.web.reader import chunk_text
+from ponder.services.search.local.extraction import Extracted, Job, extracted, pool_size
 
 Warn = Callable[[str], None]
 Progress = Callable[[int, int], None]
@@ -32,10 +27,6 @@ Progress = Callable[[int, int], None]
 _MAX_WARNINGS = 10  # per indexing run; the rest are summed up in one line
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are skipped: read whole, they would fill memory
 _BATCH = 2000  # files per transaction: a crash loses at most one batch of work
-# Starting worker processes costs about half a second (each imports ponder), in which one
-# process reads some 200 HTML files: fewer HTML or PDF files than this are read in-process.
-POOL_MIN_FILES = 200
-HEAVY_SUFFIXES = (".html", ".htm", ".pdf")
 
 
 @dataclass
@@ -50,68 +41,6 @@ class IndexStats:
     passages: int = 0
     seconds: float = 0.0
     workers: int = 1
-
-
-@dataclass
-class Job:
-    path: str
-    signature: tuple[int, int]
-    known_hash: str | None  # the stored content hash, when the file was indexed before
-    max_bytes: int
-
-
-@dataclass
-class Extracted:
-    """What a worker made of one file: its text cut into passages, or why it is skipped."""
-
-    job: Job
-    digest: str = ""
-    title: str = ""
-    text: str = ""
-    spans: list[tuple[int, int]] = field(default_factory=list)
-    page_starts: list[int] = field(default_factory=list)
-    skipped: str | None = None
-    retry: bool = False  # unreadable now: stored so that the next run tries again
-    same_content: bool = False  # touched, not changed
-
-
-def extract(job: Job) -> Extracted:
-    """Read one file and cut its text into passages (runs in a worker process)."""
-    if job.signature[1] > job.max_bytes:
-        return Extracted(job, skipped=f"larger than {job.max_bytes // (1024 * 1024)} MB")
-    try:
-        data = Path(job.path).read_bytes()
-    except OSError as exc:
-        return Extracted(job, skipped=f"cannot read ({exc.strerror or exc})", retry=True)
-    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-    if digest == job.known_hash:
-        return Extracted(job, digest, same_content=True)
-    try:
-        document = read_document(Path(job.path), data)
-    except SkipFile as exc:
-        return Extracted(job, digest, skipped=str(exc))
-    except Exception as exc:  # an extractor bug on one odd file must not stop the run
-        return Extracted(job, digest, skipped=f"unreadable ({type(exc).__name__}: {exc})")
-    spans = chunk_text(document.text)
-    return Extracted(job, digest, document.title, document.text, spans, document.page_starts)
-
-
-def _ignore_interrupts() -> None:
-    # Ctrl-C is the parent's to handle: it commits what was indexed and stops the pool.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def extracted(jobs: list[Job], workers: int) -> Generator[Extracted, None, None]:
-    """Each job's result, in order; in ``workers`` processes when that pays."""
-    if workers < 2:
-        yield from map(extract, jobs)
-        return
-    context = multiprocessing.get_context(_start_method())
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
-    try:
-        yield from pool.map(extract, jobs, chunksize=4)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 @contextmanager
@@ -132,27 +61,6 @@ def deferred_interrupt() -> Iterator[Callable[[], bool]]:
         signal.signal(signal.SIGINT, previous)
     if pressed.is_set():  # pressed after the last file: still an interruption
         raise KeyboardInterrupt
-
-
-def _start_method() -> str:
-    """fork where it is safe (POSIX, this process has one thread: `ponder index`), as it
-    costs milliseconds; spawn otherwise (a thread holding a lock would break a fork), which
-    costs each worker about half a second to import ponder."""
-    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
-        return "fork"
-    return "spawn"
-
-
-def pool_size(jobs: list[Job], workers: int | None = None) -> int:
-    """Processes for these files: as asked, or one per core when there is enough work.
-
-    Only HTML and PDF are worth a pool: plain text needs no extraction, and sending it
-    between processes costs more than reading it here.
-    """
-    if workers is None:
-        heavy = sum(1 for job in jobs if job.path.lower().endswith(HEAVY_SUFFIXES))
-        workers = (os.cpu_count() or 1) if heavy >= POOL_MIN_FILES else 1
-    return max(1, min(workers, len(jobs)))
 
 
 class Indexer:
