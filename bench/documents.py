@@ -50,7 +50,7 @@ def rate(count: float, seconds: float) -> float:
 def html_extractors(folder: Path) -> dict[str, Any]:
     """Extraction alone, one process, the same files for each extractor."""
     from ponder.services.search.local.documents import page_text
-    from ponder.services.web.reader import html_to_text
+    from ponder.services.text.extraction import html_to_text
 
     pages = [f.read_text(encoding="utf-8") for f in sorted((folder / "html").iterdir())]
     figures: dict[str, Any] = {}
@@ -65,7 +65,7 @@ def html_extractors(folder: Path) -> dict[str, Any]:
 def pdf_extractors(folder: Path) -> dict[str, Any]:
     from pypdf import PdfReader
 
-    from ponder.services.web.reader import pdf_pages
+    from ponder.services.text.extraction import pdf_pages
 
     files = [f.read_bytes() for f in sorted((folder / "pdf").iterdir())]
 

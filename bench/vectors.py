@@ -145,7 +145,7 @@ def hybrid_on_pydoc(work: Path) -> dict[str, Any]:
 
 def tiny_embedding(work: Path) -> dict[str, Any]:
     from ponder.services.search import Embedder
-    from ponder.services.web.reader import chunk_text
+    from ponder.services.text.passages import chunk_text
     from ponder.testing import Rig, ScriptedBackend
     from ponder.testing.corpus import pydoc_text
     from ponder.testing.embedding import TINY_EMBED_MODEL

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import ponder.services.search.local.extraction as extraction
 import ponder.services.search.local.indexer as indexer
+import ponder.services.search.local.reading as reading
 from ponder.services.search.local.index import LocalIndex
 from ponder.testing.corpus import pdf_corpus, pydoc_html_corpus
 
@@ -180,10 +180,10 @@ def test_code_in_local_html_keeps_its_lines_and_indentation() -> None:
     )
 
 
-REAL_EXTRACT = extraction.extract
+REAL_EXTRACT = reading.extract
 
 
-def crashing_extract(job: extraction.Job) -> extraction.Extracted:
+def crashing_extract(job: reading.Job) -> reading.Extracted:
     """A reader that takes its whole process down on one file, as a native crash would."""
     if job.path.endswith("json.html"):
         os._exit(1)
@@ -193,8 +193,8 @@ def crashing_extract(job: extraction.Job) -> extraction.Extracted:
 def test_a_file_that_kills_its_reader_process_costs_a_warning_not_the_run(
     documents: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(extraction, "_start_method", lambda: "fork")  # the patch reaches workers
-    monkeypatch.setattr(extraction, "extract", crashing_extract)
+    monkeypatch.setattr(reading, "_start_method", lambda: "fork")  # the patch reaches workers
+    monkeypatch.setattr(reading, "extract", crashing_extract)
     warnings: list[str] = []
     local = LocalIndex([documents / "html"], db_path=tmp_path / "index.sqlite")
     try:

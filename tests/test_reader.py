@@ -17,6 +17,7 @@ import pytest
 from support import Site, make_pdf, redirect, respond, slow
 
 from ponder.services.storage.cache import Cache
+from ponder.services.text.passages import best_passages, chunk_text
 from ponder.services.web import netguard
 from ponder.services.web.netguard import (
     UnsafeURLError,
@@ -24,7 +25,7 @@ from ponder.services.web.netguard import (
     forbidden_reason,
     parse_ip_literal,
 )
-from ponder.services.web.reader import PageReader, best_passages, chunk_text
+from ponder.services.web.reader import PageReader
 
 ARTICLE = (
     "<html><head><title>Otters</title></head><body><nav>Home | About | Login</nav>"

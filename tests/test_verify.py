@@ -14,7 +14,7 @@ import pytest
 from ponder.services.report.claims import claims
 from ponder.services.report.support import Evidence
 from ponder.services.report.verify import MARK, verify
-from ponder.services.web.reader import chunk_text
+from ponder.services.text.passages import chunk_text
 from ponder.sources import Source
 from ponder.testing.corpus import pydoc_text
 

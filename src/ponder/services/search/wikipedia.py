@@ -24,7 +24,8 @@ import httpx
 from ponder.services.search.base import SearchBackendError, SearchResult
 from ponder.services.search.pacing import Pace
 from ponder.services.search.public_api import Busy, polite_get, raise_for_status
-from ponder.services.web.reader import bm25_scores, chunk_text, strip_tags
+from ponder.services.text.extraction import strip_tags
+from ponder.services.text.passages import bm25_scores, chunk_text
 
 PACE = Pace(0.0)  # in series, no spacing: Wikimedia asks for no more
 MAX_LAG = 5  # seconds of replication lag after which the API should refuse (its advice)

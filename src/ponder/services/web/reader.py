@@ -1,30 +1,28 @@
 """The page reader: fetch a URL safely and reduce it to its main text.
 
-HTML goes through trafilatura: in published main-content extraction benchmarks it is at or
-near the top, it is pure Python on lxml (no browser), and it also handles boilerplate
-such as menus and footers that would waste a small model's context. When it finds nothing
-(tiny or odd pages) a crude tag strip keeps whatever text there is. PDFs go through pdfium.
-
-The reader never raises for a bad page: it returns a ``Page`` whose ``reason`` says why it
-was not read. Page text is untrusted data; callers must place it in delimited blocks.
+Only what the address guard allows is fetched (:mod:`.netguard`, pinned to the addresses it
+checked), within size, time and redirect limits; :mod:`ponder.services.text.extraction`
+turns HTML and PDF into text. The reader never raises for a bad page: it returns a ``Page``
+whose ``reason`` says why it was not read. Page text is untrusted data; callers must place
+it in delimited blocks.
 """
 
 from __future__ import annotations
 
 import asyncio
-import html
-import math
-import re
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
 
 import httpx
 
 from ponder.config import Configuration
 from ponder.services.storage.cache import Cache
-from ponder.services.text.words import content_words, stem
+from ponder.services.text.extraction import html_title, html_to_text, pdf_pages
+
+# Imported from here by nodes/ and services/report/, which other work is changing at the
+# moment: they move to ponder.services.text.passages, and these names go, after that.
+from ponder.services.text.passages import best_passages as best_passages
+from ponder.services.text.passages import bm25_scores as bm25_scores
 from ponder.services.web.netguard import UnsafeURLError, check_url
 from ponder.services.web.pinned import pinned_transport
 from ponder.services.web.tls import shared_ssl_context
@@ -32,7 +30,6 @@ from ponder.services.web.tls import shared_ssl_context
 USER_AGENT = "ponder/0.1 (local research agent; +https://github.com/ponder)"
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown", "text/x-rst")
-_BLANK_LINE = re.compile(r"\n[^\S\n]*\n\s*")
 
 
 @dataclass
@@ -51,179 +48,6 @@ class Page:
     @property
     def ok(self) -> bool:
         return self.reason is None and bool(self.text)
-
-
-# -- text extraction (shared with the local index) -------------------------------------
-
-
-def strip_tags(markup: str) -> str:
-    """A crude HTML-to-text fallback: drop scripts, styles and tags, keep paragraphs."""
-    text = re.sub(r"(?is)<(script|style|noscript|template)\b.*?</\1\s*>", " ", markup)
-    text = re.sub(r"(?is)<!--.*?-->", " ", text)
-    text = re.sub(r"(?i)</?(p|div|br|li|h[1-6]|tr|section|article)\b[^>]*>", "\n\n", text)
-    text = html.unescape(re.sub(r"(?s)<[^>]+>", " ", text))
-    paragraphs = (" ".join(part.split()) for part in re.split(r"\n\s*\n", text))
-    return "\n\n".join(p for p in paragraphs if p)
-
-
-def html_title(markup: str) -> str | None:
-    match = re.search(r"(?is)<title[^>]*>(.*?)</title>", markup)
-    title = " ".join(html.unescape(match.group(1)).split()) if match else ""
-    return title or None
-
-
-def html_to_text(markup: str) -> str:
-    """Main text of an HTML page (trafilatura, falling back to a tag strip)."""
-    text = ""
-    try:
-        import trafilatura
-
-        text = trafilatura.extract(markup, include_comments=False, include_tables=True) or ""
-    except Exception:  # a third-party parser on hostile input: any failure means fallback
-        text = ""
-    return text.strip() or strip_tags(markup)
-
-
-def pdf_pages(data: bytes) -> list[str]:
-    """Text of each page of a PDF. Raises ValueError for a corrupt or encrypted file.
-
-    pdfium (the PDF engine of Chromium) reads pages about four times faster than pypdf did here
-    (see the README's indexing figures), and is hardened against hostile files.
-    """
-    import pypdfium2 as pdfium
-
-    try:
-        document = pdfium.PdfDocument(data)
-    except pdfium.PdfiumError as exc:
-        reason = str(exc)
-        if "password" in reason.lower():
-            raise ValueError("the PDF is encrypted") from None
-        raise ValueError(f"unreadable PDF ({reason})") from None
-    try:
-        return [_page_text(document, number) for number in range(len(document))]
-    except pdfium.PdfiumError as exc:
-        raise ValueError(f"unreadable PDF ({exc})") from None
-    finally:
-        document.close()
-
-
-def _page_text(document: Any, number: int) -> str:
-    page = document[number]
-    try:
-        text_page = page.get_textpage()
-        try:
-            text: str = text_page.get_text_range()
-        finally:
-            text_page.close()
-    finally:
-        page.close()
-    # pdfium ends lines with \r\n and marks soft hyphens; plain newlines for passages.
-    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufffe", "").strip()
-
-
-# -- passages ---------------------------------------------------------------------------
-
-
-def paragraphs(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each paragraph: text between blank lines, without outer whitespace."""
-    spans = []
-    pos = 0
-    for sep in [*_BLANK_LINE.finditer(text), None]:
-        stop = sep.start() if sep else len(text)
-        piece = text[pos:stop]
-        stripped = piece.strip()
-        if stripped:
-            first = pos + (len(piece) - len(piece.lstrip()))
-            spans.append((first, first + len(stripped)))
-        pos = sep.end() if sep else stop
-    return spans
-
-
-def chunk_text(text: str, target: int = 1000, limit: int = 1200) -> list[tuple[int, int]]:
-    """Split text into (start, end) spans on paragraph boundaries, each about ``target`` chars.
-
-    Paragraphs are joined until a chunk reaches ``target``; one longer than ``limit`` is cut
-    at the last whitespace before the limit.
-    """
-    spans: list[tuple[int, int]] = []
-    start: int | None = None
-    end = 0
-    for p_start, p_end in paragraphs(text):
-        if start is not None and p_end - start > limit:
-            spans.append((start, end))
-            start = None
-        if start is None:
-            start = p_start
-        end = p_end
-        while end - start > limit:
-            window = text[start + target // 2 : start + limit]
-            gap = max(window.rfind(" "), window.rfind("\n"))
-            cut = start + target // 2 + gap if gap >= 0 else start + limit
-            spans.append((start, cut))
-            start = cut + 1 if gap >= 0 else cut
-        if end - start >= target:
-            spans.append((start, end))
-            start = None
-    if start is not None and end > start:
-        spans.append((start, end))
-    return spans
-
-
-def tokenize(text: str) -> list[str]:
-    """Stems of the content words (stopwords and question words dropped)."""
-    return [stem(w) for w in content_words(text)]
-
-
-def bm25_scores(passages: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> list[float]:
-    """Okapi BM25 score of each passage for the query."""
-    terms = set(tokenize(query))
-    docs = [Counter(tokenize(p)) for p in passages]
-    if not docs or not terms:
-        return [0.0] * len(passages)
-    avg_len = sum(sum(d.values()) for d in docs) / len(docs) or 1.0
-    df = {t: sum(1 for d in docs if t in d) for t in terms}
-    scores = []
-    for doc in docs:
-        length = sum(doc.values())
-        score = 0.0
-        for term in terms:
-            tf = doc.get(term, 0)
-            if tf:
-                idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
-                score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg_len))
-        scores.append(score)
-    return scores
-
-
-def best_passages(text: str, query: str, budget_chars: int) -> list[str]:
-    """The passages of ``text`` most relevant to ``query`` that fit in ``budget_chars``.
-
-    Passages are chosen by BM25 and returned in document order, so the result still reads
-    as the page does. With no matching word, the opening passages are kept.
-    """
-    text = text.strip()
-    if budget_chars <= 0 or not text:
-        return []
-    if len(text) <= budget_chars:
-        return [text]
-    size = max(200, min(800, budget_chars // 3))
-    spans = chunk_text(text, target=size, limit=size + size // 4)
-    passages = [text[s:e] for s, e in spans]
-    scores = bm25_scores(passages, query)
-    order = sorted(range(len(passages)), key=lambda i: (-scores[i], i))
-    chosen: list[int] = []
-    used = 0
-    for i in order:
-        if used + len(passages[i]) <= budget_chars:
-            chosen.append(i)
-            used += len(passages[i])
-    if not chosen:  # every passage is larger than the budget: cut the best one
-        best = passages[order[0]][:budget_chars]
-        return [best.rsplit(" ", 1)[0] if " " in best else best]
-    return [passages[i] for i in sorted(chosen)]
-
-
-# -- fetching ---------------------------------------------------------------------------
 
 
 class _Refused(Exception):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ponder.services.web.reader import html_title, pdf_pages
+from ponder.services.text.extraction import html_title, pdf_pages
 
 Warn = Callable[[str], None]
 

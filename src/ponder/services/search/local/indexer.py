@@ -2,7 +2,7 @@
 
 Only files whose mtime or size changed are read; a file whose content hash is unchanged is
 only re-stamped. Unreadable, oversized and unsupported files are skipped with a warning.
-Files are read by :mod:`.extraction` (in worker processes when that pays); every SQLite
+Files are read by :mod:`.reading` (in worker processes when that pays); every SQLite
 write stays in the calling thread. Work is committed in batches, so an interrupted run
 keeps what it indexed and the next run goes on from there.
 """
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ponder.services.search.local.extraction import Extracted, Job, extracted, pool_size
+from ponder.services.search.local.reading import Extracted, Job, extracted, pool_size
 
 Warn = Callable[[str], None]
 Progress = Callable[[int, int], None]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ponder.services.search.local.documents import SkipFile, read_document
-from ponder.services.web.reader import chunk_text
+from ponder.services.text.passages import chunk_text
 
 # Starting worker processes costs about half a second (each imports ponder), in which one
 # process reads some 200 HTML files: fewer HTML or PDF files than this are read in-process.
