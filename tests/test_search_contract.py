@@ -18,7 +18,7 @@ import httpx
 import pytest
 from ddgs.exceptions import DDGSException
 
-from ponder.config import McpServerSpec
+from ponder.mcp_servers import McpServerSpec
 from ponder.services.search import arxiv as arxiv_module
 from ponder.services.search import duckduckgo
 from ponder.services.search.arxiv import ArxivSearch

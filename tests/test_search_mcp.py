@@ -13,8 +13,9 @@ import pytest
 from test_faults_search import Engine, patch_ddgs
 
 from ponder import aresearch
-from ponder.config import Configuration, McpServerSpec
+from ponder.config import Configuration
 from ponder.errors import ConfigurationError
+from ponder.mcp_servers import McpServerSpec
 from ponder.services.search.base import SearchBackendError
 from ponder.services.search.mcp_tools import McpToolSearch
 from ponder.testing import Rig

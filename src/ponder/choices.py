@@ -21,3 +21,17 @@ def search_names(value: str | list[object] | tuple[object, ...]) -> list[str]:
     """The backends a ``search`` value names ("a,b" or a list), lower-case, each once."""
     parts = value.split(",") if isinstance(value, str) else value
     return list(dict.fromkeys(str(p).strip().lower() for p in parts if str(p).strip()))
+
+
+def search_choice(value: str | list[object] | tuple[object, ...]) -> str:
+    """A valid ``search`` value as ``"a,b"``; ValueError (for validation) names what is not."""
+    names = search_names(value)
+    unknown = [n for n in names if n not in SEARCH_NAMES]
+    if unknown or not names:
+        raise ValueError(
+            f"unknown search backend {', '.join(unknown) or repr(value)} "
+            f"(choose from {', '.join(SEARCH_NAMES)}, or several comma-separated)"
+        )
+    if "hybrid" in names and len(names) > 1:
+        raise ValueError("hybrid already searches every backend; combine the others")
+    return ",".join(names)

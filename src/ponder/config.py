@@ -2,8 +2,9 @@
 
 Per-run values are keyword arguments (the Python API, the CLI's flags) or what LangGraph
 carries for a run (:mod:`ponder.run_settings` reads them). Environment variables are
-``PONDER_<FIELD>`` plus Ollama's own ``OLLAMA_HOST``. An environment value never overrides
-an explicit per-run value, even one that equals the default.
+``PONDER_<FIELD>`` plus Ollama's own ``OLLAMA_HOST``, read by :mod:`ponder.environment`
+(where the machine's own settings and the keys are too: never a run's). An environment
+value never overrides an explicit per-run value, even one that equals the default.
 
 Each field is ``Caller[...]`` or ``Operator[...]`` (:mod:`ponder.settable`): on a graph
 served to others the per-run values are a caller's, and only what the operator allows is
@@ -25,35 +26,15 @@ from pydantic import (
     model_validator,
 )
 
-from ponder.choices import SEARCH_NAMES, Mode, Provider, SearchName, search_names
+from ponder.choices import Mode, Provider, SearchName, search_choice
 from ponder.environment import PATH_LISTS, field_values, ollama_host
 from ponder.errors import ConfigurationError
-from ponder.ollama_host import DEFAULT_OLLAMA_URL, normalise_host
+from ponder.mcp_servers import McpServerSpec
+from ponder.ollama_host import DEFAULT_OLLAMA_URL, normalise_hosts
 from ponder.settable import Caller, Operator
 
 WIKIPEDIA_URL = "https://{lang}.wikipedia.org/w/api.php"
 ARXIV_URL = "https://export.arxiv.org/api/query"
-
-
-class McpServerSpec(BaseModel):
-    """An MCP server whose tools ponder may search with: a command (stdio) or a URL."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(description="A short name; its sources are addressed mcp://NAME/TOOL.")
-    command: list[str] | None = Field(None, description="Program and arguments (stdio).")
-    url: str | None = Field(None, description="A streamable HTTP endpoint, e.g. .../mcp.")
-    tools: list[str] = Field(description="The tools ponder may call (each takes a query).")
-    env: dict[str, str] = Field(default_factory=dict, description="Extra environment (stdio).")
-    timeout: float = Field(30.0, gt=0, description="Seconds before a call counts as failed.")
-
-    @model_validator(mode="after")
-    def _one_way_in(self) -> McpServerSpec:
-        if (self.command is None) == (self.url is None):
-            raise ValueError(f"MCP server {self.name!r} needs a command or a url, one of them")
-        if not self.tools:
-            raise ValueError(f"MCP server {self.name!r} allows no tools: list them in 'tools'")
-        return self
 
 
 class Configuration(BaseModel):
@@ -249,11 +230,7 @@ class Configuration(BaseModel):
     @field_validator("ollama_base_url", mode="before")
     @classmethod
     def _ollama_url(cls, value: Any) -> Any:
-        parts = value.split(",") if isinstance(value, str) else value
-        if not isinstance(parts, list | tuple):
-            return value
-        hosts = [normalise_host(str(part)) for part in parts if str(part).strip()]
-        return ",".join(dict.fromkeys(hosts)) or DEFAULT_OLLAMA_URL
+        return normalise_hosts(value) if isinstance(value, str | list | tuple) else value
 
     @property
     def recursion_limit(self) -> int:
@@ -276,18 +253,7 @@ class Configuration(BaseModel):
     @classmethod
     def _search_names(cls, value: Any) -> Any:
         """One name, or several (``"wikipedia,arxiv"`` or a list): kept as ``"a,b"``."""
-        if not isinstance(value, str | list | tuple):
-            return value
-        names = search_names(value)
-        unknown = [n for n in names if n not in SEARCH_NAMES]
-        if unknown or not names:
-            raise ValueError(
-                f"unknown search backend {', '.join(unknown) or repr(value)} "
-                f"(choose from {', '.join(SEARCH_NAMES)}, or several comma-separated)"
-            )
-        if "hybrid" in names and len(names) > 1:
-            raise ValueError("hybrid already searches every backend; combine the others")
-        return ",".join(names)
+        return search_choice(value) if isinstance(value, str | list | tuple) else value
 
     @property
     def searches(self) -> list[str]:

@@ -14,6 +14,13 @@ def one_host_for_the_ollama_client() -> None:
     ollama_host()
 
 
+def normalise_hosts(value: str | list[object] | tuple[object, ...]) -> str:
+    """Several hosts ("a,b" or a list) as ``"http://a:11434,http://b:11434"``, each once."""
+    parts = value.split(",") if isinstance(value, str) else value
+    hosts = [normalise_host(str(part)) for part in parts if str(part).strip()]
+    return ",".join(dict.fromkeys(hosts)) or DEFAULT_OLLAMA_URL
+
+
 def normalise_host(value: str) -> str:
     """Read a host the way Ollama's clients read OLLAMA_HOST.
 

@@ -14,7 +14,7 @@ import asyncio
 from typing import Any
 from urllib.parse import quote
 
-from ponder.config import McpServerSpec
+from ponder.mcp_servers import McpServerSpec
 from ponder.services.search.base import SearchBackendError, SearchResult
 
 QUERY_NAMES = ("query", "q", "search", "question", "text")  # preferred argument names
