@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ponder.interfaces import cli
+from ponder.interfaces import arguments, cli
 from ponder.interfaces.html import render_html
 from ponder.interfaces.progress import ProgressView
 from ponder.interfaces.run import default_path, slug
@@ -284,7 +284,9 @@ def test_exit_codes_are_one_table_that_the_help_and_the_docs_follow() -> None:
     ]
     assert all(ExitCode(c.exit_code) for c in classes)
     assert set(errors.EXIT_CODES) == set(ExitCode)
-    assert all(f"{int(code)} {what}" in cli.EXAMPLES for code, what in errors.EXIT_CODES.items())
+    assert all(
+        f"{int(code)} {what}" in arguments.EXAMPLES for code, what in errors.EXIT_CODES.items()
+    )
     docs = (Path(__file__).parent.parent / "docs" / "interfaces.md").read_text()
     table = docs[docs.index("### Exit codes") :].split("\n\n", 3)[2]
     documented = {
@@ -317,7 +319,7 @@ def test_effort_presets_yield_to_explicit_flags() -> None:
     args = parser.parse_args(cli.with_default_command(["q", "--effort", "deep", "--loops", "2"]))
     options = cli.run_options(args)
     assert options["max_loops"] == 2
-    assert options["queries_per_round"] == cli.EFFORT_PRESETS["deep"]["queries_per_round"]
+    assert options["queries_per_round"] == arguments.EFFORT_PRESETS["deep"]["queries_per_round"]
     quick = cli.run_options(parser.parse_args(["research", "q", "--effort", "quick"]))
     assert quick["max_loops"] == 1
 
