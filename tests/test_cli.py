@@ -17,8 +17,8 @@ import pytest
 
 from ponder.interfaces import arguments, cli
 from ponder.interfaces.html import render_html
+from ponder.interfaces.output import default_path, slug
 from ponder.interfaces.progress import ProgressView
-from ponder.interfaces.run import default_path, slug
 from ponder.report import Report, RunStats, SourceRef
 from ponder.testing import Rig, ScriptedBackend
 
