@@ -51,6 +51,14 @@ SLOW_TESTS = {
 }
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """`make check` (-m "not slow") does not import the slow modules at all: several load the
+    MCP SDK or a server's client, which cost each worker a second before any test runs."""
+    if config.getoption("markexpr") == "not slow" and collection_path.stem in SLOW_MODULES:
+        return True
+    return None
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:

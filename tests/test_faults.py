@@ -73,8 +73,18 @@ def assert_bounded(rig: Rig, mode: str, runs: int = 1) -> Counter[str]:
     return calls
 
 
-CASES = [("loop", t, k) for t in LOOP_TITLES for k in FAULT_KINDS] + [
-    ("deep", t, k) for t in DEEP_TITLES for k in FAULT_KINDS
+# A slow reply costs each call its whole time limit, retries included: seconds a case. Two
+# stay in `make check` (a structured call and a streamed one); the rest run in `make test`.
+QUICK_SLOW_CASES = {("loop", "QueryPlan"), ("loop", "text")}
+
+
+def case(mode: str, title: str, kind: str) -> Any:
+    slow = kind == "slow" and (mode, title) not in QUICK_SLOW_CASES
+    return pytest.param(mode, title, kind, marks=[pytest.mark.slow] if slow else [])
+
+
+CASES = [case("loop", t, k) for t in LOOP_TITLES for k in FAULT_KINDS] + [
+    case("deep", t, k) for t in DEEP_TITLES for k in FAULT_KINDS
 ]
 
 

@@ -6,6 +6,7 @@ without shipping or downloading a corpus.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pydoc
 from collections.abc import Iterable
@@ -28,6 +29,7 @@ def pydoc_corpus(folder: Path, modules: Iterable[str]) -> list[str]:
     return written
 
 
+@functools.cache  # rendering takes tens of milliseconds, and tests ask for json again and again
 def pydoc_text(name: str) -> str | None:
     """pydoc's plain-text page of a module, or None when it cannot be imported or rendered."""
     try:
