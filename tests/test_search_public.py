@@ -221,7 +221,9 @@ async def test_arxiv_gets_one_request_every_three_seconds_from_the_whole_process
     await asyncio.gather(ArxivSearch(url).search("tides", 2), ArxivSearch(url).search("moon", 2))
     assert time.monotonic() - started >= 3.0
     first, second = sorted(r.at for r in papers.requests)
-    assert second - first >= 2.95  # started 3 s apart; connecting takes a few ms either way
+    # Started 3 s apart; on a loaded machine the first may reach the server a little late
+    # (2.948 s apart was seen at load 16). Unpaced, they arrive together.
+    assert second - first >= 2.5
 
 
 async def test_a_cancelled_wait_for_arxiv_leaves_the_queue(papers: FakeApi) -> None:
