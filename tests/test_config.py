@@ -115,3 +115,43 @@ def test_machine_settings_are_not_run_settings(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("PONDER_HOST_ID", "box-7")
     assert not set(Machine.model_fields) & set(Configuration.model_fields)
     assert "box-7" not in Configuration.create().model_dump_json()
+
+
+def environment_writes(source: str) -> list[int]:
+    """Lines that change os.environ (assign, delete, setdefault, update…) or call putenv."""
+    import ast
+
+    writes = ("setdefault", "update", "pop", "popitem", "clear", "__setitem__", "__delitem__")
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        target = None
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+            target = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("putenv", "unsetenv"):
+                lines.append(node.lineno)
+            elif node.func.attr in writes:
+                target = node.func.value
+        if target is not None and ast.unparse(target).endswith("environ"):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_nothing_in_ponder_changes_the_environment_but_openmps_wait_policy() -> None:
+    """Configuration changes no global state: a write to os.environ would reach everything
+    else in the process, and every program ponder starts."""
+    from pathlib import Path
+
+    import ponder
+
+    sample = (
+        'import os\nos.environ["A"] = "1"\nos.environ.setdefault("B", "2")\ndel os.environ["A"]\n'
+    )
+    assert environment_writes(sample) == [2, 3, 4]
+    assert environment_writes("env = {}\nenv['A'] = 1\nos.environ.get('A')\n") == []
+    found = [
+        path.relative_to(Path(ponder.__file__).parent).as_posix()
+        for path in sorted(Path(ponder.__file__).parent.rglob("*.py"))
+        for _ in environment_writes(path.read_text())
+    ]
+    assert found == ["environment.py"]  # openmp_waits_passively, which says why
