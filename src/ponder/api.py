@@ -196,7 +196,7 @@ def _run_sync(work: Coroutine[Any, Any, Report]) -> Report:
 
 def server_url(server: str | None) -> str | None:
     """The LangGraph Server to run on: as given, else ``PONDER_SERVER``, else none (local)."""
-    return (server or "").strip() or machine().server
+    return (server or machine().server or "").strip() or None
 
 
 def new_thread_id() -> str:
