@@ -8,7 +8,6 @@ window, so ``num_ctx`` only fits prompts to the one the server loaded the model 
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import httpx
 
 from ponder.config import Configuration
+from ponder.environment import secret
 from ponder.errors import (
     ModelCallError,
     ModelNotFoundError,
@@ -29,7 +29,7 @@ def api_key() -> str:
     ``OPENAI_API_KEY`` and never enters Configuration, so it cannot end up in run history,
     checkpoints or the schema LangGraph Studio shows (docs/deploy.md). Local servers need
     none, but the SDK refuses to start without one."""
-    return os.environ.get("OPENAI_API_KEY") or "not-needed"
+    return secret("OPENAI_API_KEY") or "not-needed"
 
 
 class OpenAIProvider:
