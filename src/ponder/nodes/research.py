@@ -16,7 +16,7 @@ from typing import Any
 from ponder.errors import SearchBackendError
 from ponder.nodes.context import NodeContext, node
 from ponder.services.search import SearchBackend, SearchResult, make_search
-from ponder.services.web.reader import best_passages
+from ponder.services.text.passages import best_passages
 from ponder.sources import Source, merge_sources, next_number, source_key
 from ponder.state import Finding, LoopState
 

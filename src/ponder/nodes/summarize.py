@@ -20,7 +20,7 @@ from ponder.services.model import budget
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.vetting import reading_note, usable_claims
 from ponder.services.text.citations import cited_numbers, remove_invalid
-from ponder.services.web.reader import best_passages, bm25_scores
+from ponder.services.text.passages import best_passages, bm25_scores
 from ponder.sources import Source
 from ponder.state import Finding, LoopState
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ponder import prompts
 from ponder.services.model import budget
-from ponder.services.web.reader import best_passages, bm25_scores
+from ponder.services.text.passages import best_passages, bm25_scores
 from ponder.sources import Source
 
 MIN_TOKENS = 150  # less room than this is not worth an excerpt

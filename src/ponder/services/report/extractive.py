@@ -15,8 +15,8 @@ from ponder.services.model import guard
 from ponder.services.report.support import line_key, shared_lines
 from ponder.services.research.vetting import is_reading_note
 from ponder.services.text.citations import cited_numbers, defuse
+from ponder.services.text.passages import bm25_scores
 from ponder.services.text.words import shares_content, stems
-from ponder.services.web.reader import bm25_scores
 from ponder.sources import Source
 
 NOTE = (

@@ -18,11 +18,6 @@ import httpx
 from ponder.config import Configuration
 from ponder.services.storage.cache import Cache
 from ponder.services.text.extraction import html_title, html_to_text, pdf_pages
-
-# Imported from here by nodes/ and services/report/, which other work is changing at the
-# moment: they move to ponder.services.text.passages, and these names go, after that.
-from ponder.services.text.passages import best_passages as best_passages
-from ponder.services.text.passages import bm25_scores as bm25_scores
 from ponder.services.web.netguard import UnsafeURLError, check_url
 from ponder.services.web.pinned import pinned_transport
 from ponder.services.web.tls import shared_ssl_context
