@@ -134,7 +134,9 @@ class Evidence:
         if not stems or not stems <= self._words.get(source, set()):
             return None
         for (number, index), passage in self.texts.items():
-            for start, end, _ in _spans(passage) if number == source else ():
+            if number != source:
+                continue
+            for start, end, _ in _spans(passage):
                 if stems <= claim_stems(passage[start:end]):
                     return Match(Span(source, index, start, end), 1.0, len(stems))
         return None
