@@ -284,3 +284,23 @@ def test_the_same_text_in_two_files_fills_one_result_slot(tmp_path: Path) -> Non
     assert sum(n.endswith("json.txt") for n in names) == 1, names
     assert sum(n.startswith("notes.") for n in names) == 1, names
     assert len(names) == len(set(names)) and len(names) >= 3, names
+
+
+# Pages that say "send", "socket" or "pickle" often: pydoc mentions pickle in every class.
+WIRE_MODULES = ["pickle", "socket", "ssl", "select", "selectors", "copyreg", "shelve", "json"]
+WIRE_MODULES += ["marshal", "struct", "io", "base64", "zlib", "csv", "array", "queue"]
+
+
+def test_a_page_the_query_names_is_found_however_common_its_name(tmp_path: Path) -> None:
+    """"pickled" is in most pydoc pages ("Helper for pickle"), "send" in two: the pages that
+    say "send" must not take every candidate slot, and pickle's page, which the query
+    names, comes first."""
+    from ponder.testing.corpus import pydoc_corpus
+
+    pydoc_corpus(tmp_path / "pydoc", WIRE_MODULES)
+    local = indexed(tmp_path / "pydoc")
+    found = [Path(h.url).stem for h in local.search("send pickled objects", 5)]
+    assert found[0] == "pickle" and "socket" in found, found
+    # A page named by a word is lifted, not put above a page that matches far better.
+    found = [Path(h.url).stem for h in local.search("send data over a socket with select", 5)]
+    assert found[0] == "socket", found

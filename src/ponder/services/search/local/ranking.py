@@ -22,14 +22,15 @@ Warn = Callable[[str], None]
 Passage = tuple[str, int, int, int | None, str]  # title, start, end, page, text
 
 DUPLICATE_SHARE = 0.6  # of a passage's word triples found in a better-ranked one
-# The ranked subquery is materialised so only rowids and scores are sorted, not passages.
+# Files by their best passage. The window counts files, not passages: counted in passages,
+# one part of a query ("send" in "send pickled objects") fills it with one page's passages
+# and the page about the other part never becomes a candidate.
 _QUERY = """
-WITH top AS MATERIALIZED (
-    SELECT rowid AS id, bm25(passages, 2.0, 1.0) AS score FROM passages
-    WHERE passages MATCH ? ORDER BY score LIMIT ?
+WITH hit AS MATERIALIZED (
+    SELECT rowid AS id, bm25(passages, 2.0, 1.0) AS score FROM passages WHERE passages MATCH ?
 )
-SELECT f.path, top.score FROM top JOIN chunks AS c ON c.id = top.id
-JOIN files AS f ON f.id = c.file_id ORDER BY top.score
+SELECT f.path, min(hit.score) AS best FROM hit JOIN chunks AS c ON c.id = hit.id
+JOIN files AS f ON f.id = c.file_id GROUP BY f.id ORDER BY best LIMIT ?
 """
 # The best passages of one file for a query.
 _IN_FILE = """
@@ -42,6 +43,10 @@ SELECT f.title, c.start, c.end, c.page, p.body
 FROM chunks AS c JOIN passages AS p ON p.rowid = c.id JOIN files AS f ON f.id = c.file_id
 WHERE c.id = ?
 """
+_TITLED_FILES = (
+    "SELECT DISTINCT f.path FROM passages JOIN chunks AS c ON c.id = passages.rowid "
+    "JOIN files AS f ON f.id = c.file_id WHERE passages MATCH ? LIMIT ?"
+)
 _FILE_OF = "SELECT f.path FROM chunks AS c JOIN files AS f ON f.id = c.file_id WHERE c.id = ?"
 _COUNT_MATCHES = "SELECT count(*) FROM (SELECT 1 FROM passages WHERE passages MATCH ? LIMIT ?)"
 _COUNT_FILES = (
@@ -51,6 +56,8 @@ _COUNT_FILES = (
 _COMMON_FRACTION = 3  # a word in more than 1/3 of passages barely moves BM25
 _PRUNE_FROM = 2000  # passages; below this, every word is cheap enough to score
 _FILE_SPREAD_FROM = 4  # files; in a smaller folder every word may matter
+_TITLE_FILES = 2  # a word in more titles than this names a kind of page, not one topic
+_NAMED_LIFT = 0.5  # of the best score, added to a page the query names
 
 
 def query_words(text: str) -> list[str]:
@@ -114,13 +121,29 @@ class Ranking:
         return [_result(path, passages, words) for path, passages in best.items()]
 
     def _lexical_files(self, words: list[str], limit: int) -> dict[str, float]:
-        """Files in the order of their best BM25 passage, each with its score, higher better."""
+        """Files in the order of their best BM25 passage, each with its score, higher better.
+
+        A page the query names (a word of its title that no more than two titles hold) is
+        lifted by half the best score. BM25 weighs titles double, but a name that every
+        other page mentions ("Helper for pickle" in each class of a pydoc page) weighs
+        little: "send pickled objects" ranked pickle's page ninth, below pages that only
+        say "send". Half the best lifts such a page above those, not above a page that
+        matches far better ("a secret at the terminal": getpass, not secrets).
+        """
         best: dict[str, float] = {}
-        if words:
-            rows = self._conn.execute(_QUERY, (fts_query(self._discriminating(words)), limit))
-            for path, score in rows:
-                best.setdefault(path, -score)  # FTS5's bm25() is negative, lower better
-        return best
+        if not words:
+            return best
+        telling = self._discriminating(words)
+        for path, score in self._conn.execute(_QUERY, (fts_query(telling), limit)):
+            best.setdefault(path, -score)  # FTS5's bm25() is negative, lower better
+        named = {path for w in telling for path in self._named_by(w)}
+        lift = max(best.values(), default=0.0) * _NAMED_LIFT
+        return dict(
+            sorted(
+                ((path, score + lift * (path in named)) for path, score in best.items()),
+                key=lambda item: -item[1],
+            )
+        )
 
     def _nearest_by_file(
         self, vector: list[float] | None, model: str | None, limit: int
@@ -171,8 +194,23 @@ class Ranking:
         files = self._conn.execute("SELECT count(DISTINCT file_id) FROM chunks").fetchone()[0]
         spread = {w: self._files_with(w, (files + 1) // 2) for w in words}
         found = [w for w in words if spread[w]]
-        kept = [w for w in found if files < _FILE_SPREAD_FROM or 2 * spread[w] < files]
+        kept = [
+            w
+            for w in found
+            if files < _FILE_SPREAD_FROM or 2 * spread[w] < files or self._names_a_page(w)
+        ]
         return kept or found or words
+
+    def _names_a_page(self, word: str) -> bool:
+        """Whether ``word`` is in the title of a page or two: what those pages are about,
+        however many others mention it ("pickle" in every pydoc page's "Helper for pickle")."""
+        return bool(self._named_by(word))
+
+    def _named_by(self, word: str) -> list[str]:
+        """The pages whose title holds ``word``, when there are at most ``_TITLE_FILES``."""
+        titled = fts_query([word]).replace('"', '{title} : "', 1)
+        rows = self._conn.execute(_TITLED_FILES, (titled, _TITLE_FILES + 1)).fetchall()
+        return [path for (path,) in rows] if len(rows) <= _TITLE_FILES else []
 
     def _drop_frequent(self, words: list[str]) -> list[str]:
         """On a big index, leave out words found in a third of the passages: they barely
