@@ -54,6 +54,7 @@ REPORT_SYSTEM = (
 )
 REPORT_USER = "Topic: {topic}\n\nSummary with citations:\n<notes>\n{summary}\n</notes>"
 REPORT_USER_SOURCES = "Excerpts of the sources:"
+REPORT_USER_PARTS = "The topic asks about several things; cover each, with its citations: {parts}"
 
 
 def fill(template: str, **fields: object) -> str:

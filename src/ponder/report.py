@@ -85,6 +85,12 @@ class RunStats(BaseModel):
     sentences_unsupported: int = Field(
         0, description="Sentences no source supports: marked [unsupported], or dropped."
     )
+    aspects: int = Field(
+        0, description="Parts of a joined question (0 for a question with one part)."
+    )
+    aspects_covered: int = Field(
+        0, description="Of those parts, how many a cited passage of the report is about."
+    )
     report_sections: int = Field(0, description="Sections of a deep report written one by one.")
     sections_from_notes: int = Field(
         0, description="Report sections made of cited notes: the model's text was unusable."

@@ -17,6 +17,7 @@ from ponder.services.report.excerpts import excerpt_blocks
 from ponder.services.report.extractive import completion
 from ponder.services.report.grounding import Grounding
 from ponder.services.report.support import Evidence
+from ponder.services.research.aspects import aspects_of, covered_in_report
 from ponder.services.research.vetting import is_reading_note
 from ponder.sources import Source
 from ponder.state import LoopState
@@ -56,6 +57,10 @@ def report_prompt(ctx: NodeContext, topic: str, summary: str, sources: list[Sour
     if blocks:
         summary = "\n".join(x for x in summary.splitlines() if not is_reading_note(x))
     user = prompts.fill(prompts.REPORT_USER, topic=topic, summary=summary or "(none)")
+    aspects = aspects_of(topic)
+    if aspects:
+        listed = "; ".join(a.query for a in aspects)
+        user += "\n\n" + prompts.fill(prompts.REPORT_USER_PARTS, parts=listed)
     parts = [budget.Part(user)]
     if blocks:  # the least relevant excerpts drop first when the window is short
         parts.append(budget.Part(prompts.REPORT_USER_SOURCES, 1))
@@ -117,6 +122,10 @@ def checked_report(
     ):
         if amount:
             ctx.count(key, amount)
+    aspects = aspects_of(topic)
+    if aspects:
+        ctx.count("aspects", len(aspects))
+        ctx.count("aspects_covered", covered_in_report(aspects, composed.markdown))
     if composed.extractive:
         ctx.count("extractive_report")
         ctx.warn(

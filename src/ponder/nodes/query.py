@@ -1,4 +1,5 @@
-"""generate_query: plan the first round's searches: the question itself, then the model's."""
+"""generate_query: plan the first round's searches: the question itself, one search for each
+of its parts (aspects), then the model's."""
 
 from __future__ import annotations
 
@@ -9,11 +10,17 @@ from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.schemas import query_plan_schema
 from ponder.services.model.prompt import Prompt
-from ponder.services.research.vetting import MAX_QUERY_CHARS, normalise, vet_queries
+from ponder.services.research.aspects import aspects_of, with_aspects
+from ponder.services.research.vetting import (
+    MAX_QUERY_CHARS,
+    VettedQueries,
+    normalise,
+    vet_queries,
+)
 from ponder.state import LoopState
 
 
-async def _planned(state: LoopState, ctx: NodeContext, already: list[str], n: int) -> list[str]:
+async def _planned(state: LoopState, ctx: NodeContext, already: list[str], n: int) -> VettedQueries:
     """Up to ``n`` queries from the model, vetted (junk replaced from the topic)."""
     topic = state["topic"]
     context = f"Research brief: {state['brief']}\n" if state.get("brief") else ""
@@ -34,7 +41,7 @@ async def _planned(state: LoopState, ctx: NodeContext, already: list[str], n: in
     )
     if vetted.replaced:
         ctx.count("queries_replaced", vetted.replaced)
-    return vetted.queries
+    return vetted
 
 
 @node("generate_query")
@@ -46,6 +53,12 @@ async def generate_query(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     asked = topic[:MAX_QUERY_CHARS]
     question = [asked] if normalise(asked) not in {normalise(q) for q in already} else []
     n = ctx.config.queries_per_round - len(question)
-    queries = question + (await _planned(state, ctx, [*already, *question], n) if n else [])
+    taken = [*already, *question]
+    planned = await _planned(state, ctx, taken, n) if n else VettedQueries([], 0)
+    # Each part of a joined question gets its own search beside the whole question.
+    aspects = aspects_of(topic)
+    if aspects:
+        ctx.emit("aspects", aspects=[a.query for a in aspects])
+    queries = question + with_aspects(planned, aspects, aspects, taken, n)
     ctx.emit("queries", queries=queries)
     return {"queries": queries}

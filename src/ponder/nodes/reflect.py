@@ -9,6 +9,7 @@ from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import can_hand_off
 from ponder.schemas import Reflection, reflection_schema
 from ponder.services.model.prompt import Prompt
+from ponder.services.research.aspects import Aspect, aspects_of, uncovered, with_aspects
 from ponder.services.research.vetting import (
     evidence,
     is_junk_subtopic,
@@ -42,12 +43,14 @@ async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     )
     result = await ctx.llm().structured(schema, prompt, fallback)
     summary = state.get("running_summary") or ""
-    sufficient = result.is_sufficient and _backed(summary, state, ctx)
+    aspects = aspects_of(topic)
+    gaps = uncovered(aspects, summary)
+    sufficient = result.is_sufficient and _backed(summary, state, ctx) and _covered(gaps, ctx)
     scope, subtopics = _scope(result, topic)
-    gap = result.knowledge_gap
+    gap = _gap(result.knowledge_gap, gaps)
     queries: list[str] = []
     if not sufficient and state.get("research_loop_count", 0) < ctx.config.max_loops:
-        queries = _next_queries(result.follow_up_queries, gap, state, ctx)
+        queries = _next_queries(result.follow_up_queries, gap, state, ctx, (gaps, aspects))
     reflection = ReflectionState(
         is_sufficient=sufficient,
         knowledge_gap=gap,
@@ -73,8 +76,16 @@ def _verdict_matters(state: LoopState, ctx: NodeContext) -> bool:
     return can_hand_off(state, ctx.config)
 
 
-def _next_queries(candidates: list[str], gap: str, state: LoopState, ctx: NodeContext) -> list[str]:
-    """The follow-ups worth running; junk replaced, and never none while rounds remain."""
+def _next_queries(
+    candidates: list[str],
+    gap: str,
+    state: LoopState,
+    ctx: NodeContext,
+    aspects: tuple[list[Aspect], list[Aspect]] = ([], []),
+) -> list[str]:
+    """The follow-ups worth running: first a search for each part of the question no
+    finding covers yet (``aspects``: those gaps, and all the parts), then the model's; junk
+    replaced, and never none while rounds remain."""
     topic = state["topic"]
     already = state.get("queries_run", [])
     vetted = vet_queries(
@@ -85,7 +96,9 @@ def _next_queries(candidates: list[str], gap: str, state: LoopState, ctx: NodeCo
         context=[state.get("brief", ""), state.get("running_summary") or ""],
         gap=gap,
     )
-    queries, replaced = vetted.queries, vetted.replaced
+    gaps, every = aspects
+    queries = with_aspects(vetted, gaps, every, already, ctx.config.queries_per_round)
+    replaced = vetted.replaced
     if not queries:  # only repeats were proposed: build the next query ourselves
         queries = replacement_queries(topic, gap, already)[:1]
         replaced += len(queries)
@@ -103,6 +116,22 @@ def _backed(summary: str, state: LoopState, ctx: NodeContext) -> bool:
     ctx.count("sufficient_overruled")
     ctx.emit("overruled", findings=found.findings, sources=found.sources)
     return False
+
+
+def _covered(gaps: list[Aspect], ctx: NodeContext) -> bool:
+    """A part of the question with no finding keeps the loop going, whatever the verdict."""
+    if not gaps:
+        return True
+    ctx.count("sufficient_overruled")
+    ctx.emit("uncovered", aspects=[a.query for a in gaps])
+    return False
+
+
+def _gap(said: str, gaps: list[Aspect]) -> str:
+    """The model's gap, or the uncovered parts when it names none of them."""
+    if not gaps or any(a.in_text(said) for a in gaps):
+        return said
+    return "; ".join(a.query for a in gaps)
 
 
 def _scope(result: Reflection, topic: str) -> tuple[Literal["focused", "broad"], list[str]]:

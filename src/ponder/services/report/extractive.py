@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ponder.services.model import guard
 from ponder.services.report.support import line_key, shared_lines
+from ponder.services.research.aspects import aspects_of
 from ponder.services.research.vetting import is_reading_note
 from ponder.services.text.citations import cited_numbers, defuse
 from ponder.services.text.passages import bm25_scores
@@ -39,11 +40,11 @@ def extractive_body(topic: str, notes: str, sources: list[Source]) -> str:
     findings = cited_findings(notes, topic)
     if findings:
         parts.append("## Findings\n\n" + "\n".join(findings))
-    chosen = most_relevant(sources, topic, QUOTES)
+    chosen = quoted_sources(sources, topic, QUOTES)
     shared = boilerplate(sources)
     # Few sources get several quotes each, so one relevant page still yields a full report.
     each = -(-QUOTES // len(chosen)) if chosen else 0
-    quotes = [q for q in (quote(s, topic, shared | lead(s), each) for s in chosen) if q]
+    quotes = [q for q in (quote(s, on, shared | lead(s), each) for s, on in chosen) if q]
     if quotes:
         parts.append("## From the sources\n\n" + "\n\n".join(quotes))
     return "\n\n".join(parts) + "\n"
@@ -100,12 +101,29 @@ def _without_empty_headings(lines: list[str]) -> list[str]:
     ]
 
 
-def most_relevant(sources: list[Source], topic: str, limit: int) -> list[Source]:
-    """The sources whose read passages best match the topic (BM25), best first."""
+def most_relevant(
+    sources: list[Source], topic: str, limit: int, at_least: float = float("-inf")
+) -> list[Source]:
+    """The sources whose read passages best match the topic (BM25), best first; only those
+    scoring ``at_least``."""
     texts = [f"{s['title']}\n" + "\n".join(s["passages"]) for s in sources]
     scores = bm25_scores(texts, topic)
     ranked = sorted(zip(scores, range(len(sources)), strict=True), key=lambda p: (-p[0], p[1]))
-    return [sources[i] for _, i in ranked[:limit]]
+    return [sources[i] for score, i in ranked[:limit] if score >= at_least]
+
+
+def quoted_sources(sources: list[Source], topic: str, limit: int) -> list[tuple[Source, str]]:
+    """The sources to quote and what to quote them on: for each part of a joined question
+    the source most about that part, then the most relevant to the whole, up to ``limit``."""
+    picks: list[tuple[Source, str]] = []
+    for aspect in aspects_of(topic):
+        best = most_relevant(sources, aspect.query, 1, at_least=1e-9)
+        if best and all(best[0] is not s for s, _ in picks):
+            picks.append((best[0], aspect.query))
+    for source in most_relevant(sources, topic, limit):
+        if len(picks) < limit and all(source is not s for s, _ in picks):
+            picks.append((source, topic))
+    return picks[:limit]
 
 
 def boilerplate(sources: list[Source]) -> set[str]:

@@ -67,6 +67,7 @@ def has_words(text: str) -> bool:
 class VettedQueries:
     queries: list[str]
     replaced: int  # junk queries thrown out; each is replaced while the round has room
+    own: int = 0  # how many of ``queries`` (the first ones) are the model's
 
 
 def is_junk_query(query: str, context: Sequence[str]) -> bool:
@@ -105,10 +106,11 @@ def vet_queries(
             continue
         kept.append(text)
     kept = kept[:limit]
+    own = len(kept)
     room = min(limit - len(kept), junk)
     if room > 0:
         kept += replacement_queries(topic, gap, seen)[:room]
-    return VettedQueries(kept, replaced=junk)
+    return VettedQueries(kept, replaced=junk, own=own)
 
 
 @functools.cache

@@ -1,0 +1,164 @@
+"""Questions with several parts: each part found in code, searched, covered and quoted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import over_corpus
+
+from ponder import Report, stream
+from ponder.services.research.aspects import aspects_of, covered_in_report, uncovered
+from ponder.services.research.vetting import VettedQueries
+from ponder.testing import ChatRequest, Rig, ScriptedBackend
+from ponder.testing.corpus import pydoc_corpus
+from ponder.testing.replies import restated_sources
+
+QUESTION = "How do I send pickled objects over a socket?"
+
+
+@pytest.fixture
+def stdlib(tmp_path: Path) -> Path:
+    """pydoc's pages of both parts' modules, among neighbours that share their words."""
+    neighbours = ["json", "marshal", "shelve", "selectors", "copyreg", "struct", "ssl", "io"]
+    pydoc_corpus(tmp_path, ["pickle", "socket", *neighbours, "base64", "zlib", "csv", "queue"])
+    return tmp_path
+
+
+def parts(question: str) -> list[str]:
+    return [a.query for a in aspects_of(question)]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (QUESTION, ["send pickled objects", "socket"]),
+        ("How do I keep a sorted list of dates with bisect?", ["keep sorted list dates", "bisect"]),
+        (
+            "How do I read an XML file and write its rows to CSV?",
+            ["read xml file", "write rows csv"],
+        ),
+        ("Redis vs Memcached for caching", ["redis", "memcached caching"]),
+        ("Compare SQLite and PostgreSQL", ["sqlite", "postgresql"]),
+        ("What is the difference between a list and a tuple?", ["list", "tuple"]),
+        ("Parse the log, then e-mail the errors", ["parse log", "e mail errors"]),
+    ],
+)
+def test_joined_and_compared_questions_split_into_their_parts(
+    question: str, expected: list[str]
+) -> None:
+    assert parts(question) == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do tides work?",
+        # a lone verb before "and" shares the next part's object: one thing is asked
+        "How do I read and write JSON files in Python?",
+        "How do I compress and decompress files in the gzip format?",
+        "How can I run functions concurrently in a pool of threads or processes?",
+    ],
+)
+def test_a_question_with_one_part_has_no_aspects(question: str) -> None:
+    assert parts(question) == []
+
+
+def test_a_finding_covers_the_part_it_is_about_not_a_word_it_shares() -> None:
+    aspects = aspects_of(QUESTION)
+    summary = (
+        "- socket.send() sends data to the socket; it returns the number of bytes sent [2]\n"
+        "- Read for 'pickle': 'pickle' [1]"  # a reading note finds nothing
+    )
+    # "send" alone is not the first part (send pickled objects): the socket finding covers
+    # only the socket.
+    assert [a.query for a in uncovered(aspects, summary)] == ["send pickled objects"]
+    summary += "\n- pickle.dumps() returns the pickled representation of the object [1]"
+    assert uncovered(aspects, summary) == []
+
+
+def test_report_coverage_counts_a_quote_with_its_attribution() -> None:
+    aspects = aspects_of(QUESTION)
+    report = (
+        "# Title\n\n> Return the pickled representation of the object obj as a bytes object.\n"
+        ">\n> — pickle [1]\n\nSockets send data.\n\n## Sources\n\n1. socket [2]\n"
+    )
+    # The quote and its [1] are one passage; the uncited line and the Sources list count not.
+    assert covered_in_report(aspects, report) == 1
+
+
+async def _searched(question: str, rig: Rig, corpus: Path, **extra: Any) -> tuple[Report, list]:
+    rounds: list[list[str]] = []
+    settings = over_corpus(rig, corpus, mode="loop", **extra)
+    async for item in stream(question, **settings):
+        if isinstance(item, Report):
+            report = item
+        elif item.kind == "round_start":
+            rounds.append(item.data["queries"])
+    return report, rounds
+
+
+async def test_each_part_gets_its_own_search_in_round_one(
+    rig: Rig, scripted: ScriptedBackend, stdlib: Path
+) -> None:
+    # The model plans the whole question again in other words: both slots go to the parts.
+    scripted.overrides["QueryPlan"] = {"rationale": "r", "queries": ["pickle socket example"]}
+    _, rounds = await _searched(QUESTION, rig, stdlib, max_loops=1, queries_per_round=3)
+    assert rounds[0] == [QUESTION, "send pickled objects", "socket"]
+
+
+async def test_a_capable_models_plan_for_each_part_is_kept(
+    rig: Rig, scripted: ScriptedBackend, stdlib: Path
+) -> None:
+    planned = ["pickle.dumps an object to bytes", "socket.sendall bytes to a connected peer"]
+    scripted.overrides["QueryPlan"] = {"rationale": "r", "queries": planned}
+    _, rounds = await _searched(QUESTION, rig, stdlib, max_loops=1, queries_per_round=3)
+    assert rounds[0] == [QUESTION, *planned]
+
+
+def pickle_only(request: ChatRequest) -> dict[str, Any]:
+    """A model that summarises the sources but says nothing of sockets."""
+    findings = restated_sources(request, limit=10)["findings"]
+    return {"findings": [f for f in findings if "socket" not in f["statement"].lower()]}
+
+
+async def test_an_uncovered_part_keeps_the_loop_going_and_is_searched_next(
+    rig: Rig, scripted: ScriptedBackend, stdlib: Path
+) -> None:
+    scripted.overrides["QueryPlan"] = {"rationale": "r", "queries": ["pickle protocol"]}
+    scripted.overrides["SummaryUpdate"] = pickle_only
+    scripted.overrides["Reflection"] = {
+        "is_sufficient": True,
+        "knowledge_gap": "",
+        "follow_up_queries": ["pickle protocol versions"],
+        "scope": "focused",
+        "subtopics": [],
+    }
+    report, rounds = await _searched(
+        QUESTION, rig, stdlib, max_loops=2, queries_per_round=2, min_findings_to_stop=1
+    )
+    # Round 1 had room for one planned query: the model's, aimed at the first part.
+    assert rounds[0] == [QUESTION, "pickle protocol"]
+    # "Sufficient", with findings enough, yet nothing about the socket: a second round,
+    # which searches the socket first; max_loops stays exact.
+    assert report.stats.rounds == 2 and report.stats.sufficient_overruled == 1
+    assert rounds[1][0] == "socket"
+
+
+async def test_the_extractive_report_quotes_a_source_for_each_part(
+    rig: Rig, scripted: ScriptedBackend, stdlib: Path
+) -> None:
+    scripted.overrides["text"] = ""  # no prose: the report is built from notes and sources
+    report, _ = await _searched(QUESTION, rig, stdlib, max_loops=1)
+    assert report.stats.extractive_report
+    cited = {Path(s.url).stem for s in report.cited_sources()}
+    assert {"pickle", "socket"} <= cited
+    assert report.stats.aspects == 2 and report.stats.aspects_covered == 2
+
+
+def test_planned_queries_need_not_be_aspects_when_the_question_has_one_part() -> None:
+    from ponder.services.research.aspects import with_aspects
+
+    planned = VettedQueries(["moon gravity", "tide tables"], replaced=0, own=2)
+    assert with_aspects(planned, [], [], [], 2) == ["moon gravity", "tide tables"]
