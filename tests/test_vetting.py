@@ -188,6 +188,30 @@ def test_code_blocks_may_repeat_lines_a_report_may_not() -> None:
     assert guard.problem("Use the `<video>` element with `<source>` children [1].") is None
 
 
+def test_a_block_of_code_repeated_whole_is_a_loop_the_docs_code_is_not() -> None:
+    """SmolLM2's bisect answer (recorded, tests/samples) repeats two lines of code eight
+    times and was kept whole; the Python docs' own code blocks, which repeat a line now and
+    then (a worker's output, a message tree's leaves), still pass but for one."""
+    import html
+    import re
+    from pathlib import Path
+
+    from support import python_docs
+
+    sample = (Path(__file__).parent / "samples" / "smollm2-bisect.md").read_text("utf-8")
+    written = sample.split("## Model text 1")[1].split("\n", 2)[2].split("\n## The report")[0]
+    found = guard.problem(written)
+    assert found is not None and "code is repeated" in found.reason
+    flagged = []
+    for page in sorted(python_docs().rglob("*.html")):
+        for pre in re.findall(r"<pre>(.*?)</pre>", page.read_text("utf-8", "replace"), re.S):
+            code = html.unescape(re.sub(r"<[^>]+>", "", pre))
+            if guard.problem(f"```\n{code}\n```\n") is not None:
+                flagged.append(page.name)
+    # faq/library.html prints "Running worker" four times in a row: a line, not a block.
+    assert flagged == ["library.html"], flagged
+
+
 def test_a_pages_instructions_to_a_model_are_no_finding() -> None:
     from ponder.services.research.vetting import is_empty_claim
 

@@ -15,8 +15,8 @@ anywhere in the text, and a loop is what keeps going: three copies or more of
 
 or a tail of 60 words with fewer than 12 distinct ones, or a tail that mostly copies the
 text just before it, in order, two periods long (a loop of a long period, or one that
-varies a little). Inside code blocks only lines of some length repeated back to back four
-times count. Each finding says where the repetition begins (the second copy), so what
+varies a little). Inside code blocks only lines of some length count: one repeated back
+to back four times, or a block of two to eight such lines three times. Each finding says where the repetition begins (the second copy), so what
 came before it can be kept.
 """
 
@@ -272,14 +272,22 @@ def _slack(period: int) -> int:
 
 
 def _repeated_code(code: list[tuple[int, str]]) -> Loop | None:
+    """A line of code four times back to back, or a block of two to eight lines three
+    times, each line of some length: code and its output repeat a line now and then
+    (``next(it)``, a tree's ``text/plain`` leaves), not whole blocks of statements."""
     for offset, block in code:
-        lines = block.split("\n")
-        positions = [offset + sum(len(x) + 1 for x in lines[:i]) for i in range(len(lines))]
-        run = 1
-        for i in range(1, len(lines)):
-            same = lines[i].strip() == lines[i - 1].strip()
-            run = run + 1 if same and len(lines[i].strip()) >= CODE_LINE_CHARS else 1
-            if run >= CODE_COPIES:
-                line = lines[i].strip()
-                return Loop(f"a line of code is repeated ({line[:60]!r})", positions[i - run + 2])
+        lines = [line.strip() for line in block.split("\n")]
+        positions = [
+            offset + sum(len(x) + 1 for x in block.split("\n")[:i]) for i in range(len(lines))
+        ]
+        for size in range(1, BLOCK_UNITS + 1):
+            copies = CODE_COPIES if size == 1 else COPIES
+            for start in range(len(lines) - size * copies + 1):
+                unit = lines[start : start + size]
+                if any(len(line) < CODE_LINE_CHARS for line in unit):
+                    continue
+                if all(
+                    lines[start + k * size : start + (k + 1) * size] == unit for k in range(copies)
+                ):
+                    return Loop(f"code is repeated ({unit[0][:60]!r})", positions[start + size])
     return None
