@@ -292,7 +292,7 @@ WIRE_MODULES += ["marshal", "struct", "io", "base64", "zlib", "csv", "array", "q
 
 
 def test_a_page_the_query_names_is_found_however_common_its_name(tmp_path: Path) -> None:
-    """"pickled" is in most pydoc pages ("Helper for pickle"), "send" in two: the pages that
+    """ "pickled" is in most pydoc pages ("Helper for pickle"), "send" in two: the pages that
     say "send" must not take every candidate slot, and pickle's page, which the query
     names, comes first."""
     from ponder.testing.corpus import pydoc_corpus

@@ -16,8 +16,8 @@ anywhere in the text, and a loop is what keeps going: three copies or more of
 or a tail of 60 words with fewer than 12 distinct ones, or a tail that mostly copies the
 text just before it, in order, two periods long (a loop of a long period, or one that
 varies a little). Inside code blocks only lines of some length count: one repeated back
-to back four times, or a block of two to eight such lines three times. Each finding says where the repetition begins (the second copy), so what
-came before it can be kept.
+to back four times, or a block of two to eight such lines three times. Each finding says
+where the repetition begins (the second copy), so what came before it can be kept.
 """
 
 from __future__ import annotations
