@@ -135,6 +135,19 @@ def test_claims_must_say_something_a_cited_source_says() -> None:
     assert usable_claims(claims, TOPIC, texts) == [4, 7]
 
 
+def test_the_question_asked_back_is_no_claim_with_a_citation_written_in() -> None:
+    """SmolLM2 wrote the JSON question back as two findings, each with an inline [n]; the
+    marker hid the question mark, and the extractive report listed the question twice."""
+    topic = "How do I read and write JSON files in Python?"
+    texts = {1: "json: JSON encoder and decoder. dump() and load() read and write files.", 2: ""}
+    claims = [
+        (f"{topic} [1]", [1]),
+        (f"{topic} [2]", [2]),
+        ("dump() writes JSON to a file [1]", [1]),
+    ]
+    assert usable_claims(claims, topic, texts) == [2]
+
+
 def test_evidence_counts_cited_substance_only() -> None:
     summary = "\n".join(
         [

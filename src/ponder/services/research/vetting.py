@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ponder.services.model import guard
-from ponder.services.text.citations import cited_numbers
+from ponder.services.text.citations import cited_numbers, remove_invalid
 from ponder.services.text.words import content_words, shares_content, stem, stems, terms, words
 
 MAX_QUERY_CHARS = 300
@@ -215,7 +215,9 @@ def usable_claims(
     not a duplicate of an earlier one."""
     seen: set[str] = set()
     keep = []
-    for index, (statement, numbers) in enumerate(claims):
+    for index, (written, numbers) in enumerate(claims):
+        # Judged without the [n] a model may write inline: "How do I…? [1]" is the question.
+        statement = remove_invalid(written, ())[0].strip()
         if is_empty_claim(statement, topic):
             continue
         if not grounded(statement, [source_texts.get(n, "") for n in numbers]):
