@@ -135,6 +135,46 @@ def run_multipart_bench(
     return results
 
 
+def multipart_figures(tiny: bool, log: Any = None) -> dict[str, Any]:
+    """What ``make bench`` reports: the scripted rig and the tiny model, beside the figures
+    measured before aspects (multipart-before.json, commit 41c1adc)."""
+    backends = ["scripted", "tiny"] if tiny else ["scripted"]
+    results = run_multipart_bench(backends, log=log)
+    before = json.loads(Path(__file__).with_name("multipart-before.json").read_text("utf-8"))
+    figures: dict[str, Any] = {"corpus_pages": results["corpus_pages"]}
+    for kind in backends:
+        figures[kind] = {
+            "before": before[kind]["summary"],
+            "after": results[kind]["summary"],
+            "questions": results[kind]["questions"],
+        }
+    return figures
+
+
+def table_rows(figures: dict[str, Any], single_part_tokens: float | None) -> list:
+    """Rows of the bench's table; the target (tiny: both pages cited for 10 of 12, at no
+    more tokens than a single-part question of the quality benchmark) when it can be told."""
+    rows = []
+    for kind in ("scripted", "tiny"):
+        for when in ("before", "after"):
+            if when not in figures.get(kind, {}):
+                continue
+            m = figures[kind][when]
+            verdict = ""
+            if kind == "tiny" and when == "after" and single_part_tokens:
+                met = m["cited_both"] >= 10 and m["tokens_per_question"] <= single_part_tokens
+                verdict = "  ✓ target met" if met else "  ✗ target MISSED"
+            rows.append(
+                (
+                    f"multi-part {kind}, {when}",
+                    f"both pages found {m['found_both']}/{m['questions']}, cited "
+                    f"{m['cited_both']}/{m['questions']}, {m['tokens_per_question']:.0f} tokens, "
+                    f"{m['wall_seconds_per_question']} s per question" + verdict,
+                )
+            )
+    return rows
+
+
 def _log(message: str) -> None:
     print(f"  {message}", file=sys.stderr, flush=True)
 

@@ -17,6 +17,10 @@ One module per benchmark, each named as its figures are in the JSON:
   cited, tokens and wall time, next to the figures measured before issue 10 (target with the
   tiny model: found for ≥ 90 % of questions at fewer tokens per question than before); the
   same with SmolLM2-135M-Instruct, which has no "before"
+- questions with two parts (multipart.py): 12 questions whose parts two pydoc pages answer,
+  both pages found and cited, tokens and wall time, next to the figures measured before
+  aspects (target with the tiny model: both cited for ≥ 10 of 12, at no more tokens per
+  question than the quality benchmark's single-part questions)
 - what semantic search buys (paraphrase.py): 36 questions worded unlike their pydoc page,
   answer page @1/@3 with BM25 alone and hybrid with multilingual-e5-small behind the rig
   (the old rank fusion beside it), embedding throughput and hybrid query latency (target:
@@ -74,10 +78,12 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
 
         chosen.append(("tiny", lambda: bench_tiny(corpus, growth=args.tiny_growth)))
     if not args.no_quality:
+        from multipart import multipart_figures
         from paraphrase import run_paraphrase_bench
         from quality import quality_figures
 
         chosen.append(("quality", lambda: quality_figures(tiny=not args.no_tiny, log=note)))
+        chosen.append(("multipart", lambda: multipart_figures(not args.no_tiny, log=note)))
         chosen.append(("paraphrase", run_paraphrase_bench))
     if not args.no_prose:
         from strong_prose import run_strong_prose_bench

@@ -16,6 +16,7 @@ def mark(ok: bool | None) -> str:
 
 
 def print_table(results: dict[str, Any]) -> None:
+    from multipart import table_rows as multipart_rows
     from strong_prose import table_rows as strong_prose_rows
 
     search = results.get("search") or {}
@@ -25,6 +26,7 @@ def print_table(results: dict[str, Any]) -> None:
         *parallel_rows(results),
         *paraphrase_rows(results.get("paraphrase")),
         *quality_rows(results.get("quality") or {}),
+        *multipart_rows(results.get("multipart") or {}, _single_part_tokens(results)),
         *search_rows(search),
         *(strong_prose_rows(results["strong_prose"]) if results.get("strong_prose") else []),
         *document_rows(results.get("documents") or {}),
@@ -139,6 +141,11 @@ def paraphrase_rows(s: dict[str, Any] | None) -> Rows:
             f"{s['hybrid_query_ms_p50']} ms" + mark(s["target_met"]),
         )
     ]
+
+
+def _single_part_tokens(results: dict[str, Any]) -> float | None:
+    tiny = ((results.get("quality") or {}).get("tiny") or {}).get("after") or {}
+    return tiny.get("tokens_per_question")
 
 
 def quality_rows(quality: dict[str, Any]) -> Rows:
