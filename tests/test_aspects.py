@@ -162,3 +162,30 @@ def test_planned_queries_need_not_be_aspects_when_the_question_has_one_part() ->
 
     planned = VettedQueries(["moon gravity", "tide tables"], replaced=0, own=2)
     assert with_aspects(planned, [], [], [], 2) == ["moon gravity", "tide tables"]
+
+
+def test_the_page_best_for_the_whole_question_keeps_its_quote_beside_the_parts() -> None:
+    """ "__repr__" and "__init__" are in every pydoc page: the part's best page must not push
+    the page that answers the whole question out of the extractive report's quotes."""
+    from ponder.services.report.extractive import most_relevant, quoted_sources
+    from ponder.testing.corpus import pydoc_text
+
+    topic = "How do I create classes with automatically generated __init__ and __repr__?"
+    names = ["enum", "abc", "types", "dataclasses", "collections", "typing", "numbers"]
+    sources: list[Any] = [
+        {
+            "number": i,
+            "url": f"/d/{m}.txt",
+            "title": m,
+            "origin": "local",
+            "passages": [pydoc_text(m)],
+            "locations": [""],
+        }
+        for i, m in enumerate(names, start=1)
+    ]
+    best = most_relevant(sources, topic, 1)[0]
+    chosen = quoted_sources(sources, topic, 3)
+    assert chosen[0] == (best, topic) and len(chosen) == 3
+    for aspect in aspects_of(topic)[:2]:  # room for two parts beside the whole question
+        part_best = most_relevant(sources, aspect.query, 1)[0]
+        assert any(source is part_best for source, _ in chosen), aspect.query

@@ -113,15 +113,21 @@ def most_relevant(
 
 
 def quoted_sources(sources: list[Source], topic: str, limit: int) -> list[tuple[Source, str]]:
-    """The sources to quote and what to quote them on: for each part of a joined question
-    the source most about that part, then the most relevant to the whole, up to ``limit``."""
-    picks: list[tuple[Source, str]] = []
+    """The sources to quote and what to quote them on: the most relevant to the whole
+    question, then for each part of a joined question the source most about that part,
+    then the next most relevant to the whole, up to ``limit``.
+
+    The whole question's best comes first: a part's words can be everywhere ("__repr__"
+    in every pydoc page) and must not push the page that answers it all out of the quotes.
+    """
+    ranked = most_relevant(sources, topic, limit)
+    picks: list[tuple[Source, str]] = [(ranked[0], topic)] if ranked else []
     for aspect in aspects_of(topic):
         best = most_relevant(sources, aspect.query, 1, at_least=1e-9)
         if best and all(best[0] is not s for s, _ in picks):
             picks.append((best[0], aspect.query))
-    for source in most_relevant(sources, topic, limit):
-        if len(picks) < limit and all(source is not s for s, _ in picks):
+    for source in ranked:
+        if all(source is not s for s, _ in picks):
             picks.append((source, topic))
     return picks[:limit]
 
