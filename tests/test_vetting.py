@@ -246,3 +246,18 @@ def test_a_block_repeated_at_the_very_end_of_a_text_is_judged_without_error() ->
     text = "A first sentence here. A second one follows.\n" * 2 + "A first sentence here."
     assert guard.problem(text) is None  # two copies and a part of a third: no loop yet
     assert guard.problem(text + " A second one follows.\n") is not None
+
+
+def test_an_extractive_report_lists_a_finding_once_whatever_it_cites() -> None:
+    """SmolLM2's summary held one finding twice with different citations, and the
+    extractive report listed it twice (recorded in the quality benchmark, tempfile)."""
+    from ponder.services.report.extractive import cited_findings
+
+    notes = (
+        "- The file is deleted automatically when it is closed [1]\n"
+        "- The file is deleted  automatically when it is closed [1][2]\n"
+    )
+    topic = "How can I create a temporary file that is deleted automatically?"
+    assert cited_findings(notes, topic) == [
+        "- The file is deleted automatically when it is closed [1]"
+    ]

@@ -15,7 +15,7 @@ from ponder.services.model import guard
 from ponder.services.report.support import line_key, shared_lines
 from ponder.services.research.aspects import aspects_of
 from ponder.services.research.vetting import is_reading_note
-from ponder.services.text.citations import cited_numbers, defuse
+from ponder.services.text.citations import cited_numbers, defuse, remove_invalid
 from ponder.services.text.passages import bm25_scores
 from ponder.services.text.words import shares_content, stems
 from ponder.sources import Source
@@ -80,7 +80,8 @@ def cited_findings(notes: str, topic: str) -> list[str]:
     section = ""
     for raw in notes.splitlines():
         line = raw.strip()
-        key = " ".join(line.lower().split())
+        # One finding once, whatever it cites: its citations are checked (and may go) later.
+        key = " ".join(remove_invalid(line, ())[0].lower().split())
         if not line or key in seen or is_reading_note(line) or guard.echoes_prompt(line):
             continue
         if line.startswith("#"):
