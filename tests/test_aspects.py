@@ -43,6 +43,10 @@ def parts(question: str) -> list[str]:
         ("Compare SQLite and PostgreSQL", ["sqlite", "postgresql"]),
         ("What is the difference between a list and a tuple?", ["list", "tuple"]),
         ("Parse the log, then e-mail the errors", ["parse log", "e mail errors"]),
+        (  # the things "with" brings in, listed with "and", are one part
+            "How do I create classes with automatically generated __init__ and __repr__?",
+            ["create classes", "automatically generated __init__ __repr__"],
+        ),
     ],
 )
 def test_joined_and_compared_questions_split_into_their_parts(
@@ -189,3 +193,28 @@ def test_the_page_best_for_the_whole_question_keeps_its_quote_beside_the_parts()
     for aspect in aspects_of(topic)[:2]:  # room for two parts beside the whole question
         part_best = most_relevant(sources, aspect.query, 1)[0]
         assert any(source is part_best for source, _ in chosen), aspect.query
+
+
+def test_a_cut_text_is_completed_with_quotes_of_the_relevant_pages_it_does_not_cite() -> None:
+    """A weak model's kept beginning cites one page; the page most about the question,
+    known only by what was read of it, is quoted after the cut, under the note."""
+    from ponder.services.report.extractive import completion
+    from ponder.testing.corpus import pydoc_text
+
+    topic = "How can I parse command-line options and arguments in my script?"
+    sources: list[Any] = [
+        {
+            "number": i,
+            "url": f"/d/{m}.txt",
+            "title": m,
+            "origin": "local",
+            "passages": [pydoc_text(m)],
+            "locations": [""],
+        }
+        for i, m in enumerate(["getopt", "argparse", "shlex"], start=1)
+    ]
+    written = "Options can be parsed with getopt, which follows the Unix conventions [1]."
+    done = completion(written, "", topic, "a sentence is repeated", sources)
+    head, rest = done.split("*The model's text was cut here", 1)
+    assert head.strip() == written
+    assert "> — argparse [2]" in rest and "[1]" not in rest

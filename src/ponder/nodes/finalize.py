@@ -45,7 +45,7 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
     prompt = report_prompt(ctx, topic, summary, sources)
     evidence = Evidence(sources)
     draft = await write_prose(ctx, prompt, evidence, topic) if summary.strip() else Draft("")
-    body = repaired(ctx, draft, summary, topic)
+    body = repaired(ctx, draft, summary, topic, sources)
     return checked_report(ctx, topic, body, summary, sources, evidence)
 
 
@@ -83,8 +83,11 @@ async def write_prose(
     )
 
 
-def repaired(ctx: NodeContext, draft: Draft, notes: str, topic: str) -> str:
-    """The draft's text; when it was cut, completed from the notes for what it misses."""
+def repaired(
+    ctx: NodeContext, draft: Draft, notes: str, topic: str, sources: list[Source] | None = None
+) -> str:
+    """The draft's text; when it was cut, completed from the notes (and quotes of
+    ``sources`` it cites nothing of) for what it misses."""
     if not draft.text and draft.problem:
         ctx.usage.fallbacks += 1
         ctx.warn(f"Model text unusable ({draft.problem}); used a fallback.")
@@ -97,7 +100,7 @@ def repaired(ctx: NodeContext, draft: Draft, notes: str, topic: str) -> str:
         f"{len(draft.text.split())} words it wrote before that and completed it from the "
         "findings."
     )
-    return completion(draft.text, notes, topic, draft.problem or "")
+    return completion(draft.text, notes, topic, draft.problem or "", sources or [])
 
 
 def checked_report(

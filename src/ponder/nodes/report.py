@@ -50,7 +50,7 @@ async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     elif fits:
         prompt = Prompt.simple(prompts.FINAL_REPORT_SYSTEM, whole)
         draft = await write_prose(ctx, prompt, evidence, topic)
-        body = repaired(ctx, draft, everything, topic)
+        body = repaired(ctx, draft, everything, topic, sources)
     else:
         ctx.count("report_sections", len(notes))
         body = await _by_section(ctx, topic, notes, evidence)

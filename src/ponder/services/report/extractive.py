@@ -9,6 +9,7 @@ then yields a readable, correct, cited report.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ponder.services.model import guard
@@ -31,7 +32,11 @@ COVERED = 0.6  # a finding whose words a written text holds this much of is in t
 _LABEL = re.compile(r"[A-Z][A-Z0-9 ,:&/()'-]*[A-Z:)]")
 _ADDRESS = re.compile(r"(?:https?://|www\.)\S+|<\S+@\S+>")
 CUT = "*The model's text was cut here, where it began to repeat {what}.{rest}*"
-REST = " What follows are the findings it had not covered, from the research notes."
+REST = (
+    " What follows is what it had not covered: findings from the research notes and quotes "
+    "of sources it did not cite."
+)
+COMPLETION_QUOTES = 2
 
 
 def extractive_body(topic: str, notes: str, sources: list[Source]) -> str:
@@ -50,18 +55,36 @@ def extractive_body(topic: str, notes: str, sources: list[Source]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def completion(written: str, notes: str, topic: str, problem: str) -> str:
-    """``written`` (a text the model broke off) completed with the cited findings of the
-    notes it does not cover, under a visible note."""
+def completion(
+    written: str, notes: str, topic: str, problem: str, sources: Sequence[Source] = ()
+) -> str:
+    """``written`` (a text the model broke off) completed, under a visible note, with the
+    cited findings of the notes it does not cover and quotes of the most relevant
+    ``sources`` it cites nothing of: a weak model's notes may hold little, and the page
+    that answers may be known only by what was read of it."""
     have = stems(written)
     missing = [
         line
         for line in cited_findings(notes, topic)
         if not line.startswith("#") and not _covered(stems(line), have)
     ]
+    cited = set(cited_numbers(written)) | {n for line in missing for n in cited_numbers(line)}
+    quotes = uncited_quotes(list(sources), topic, cited)
     what = "its instructions" if "prompt" in problem else "itself"
-    note = CUT.format(what=what, rest=REST if missing else "")
-    return "\n\n".join([written.rstrip(), note, *(["\n".join(missing)] if missing else [])])
+    note = CUT.format(what=what, rest=REST if missing or quotes else "")
+    added = (["\n".join(missing)] if missing else []) + quotes
+    return "\n\n".join([written.rstrip(), note, *added])
+
+
+def uncited_quotes(sources: list[Source], topic: str, cited: set[int]) -> list[str]:
+    """One quote from each of the most relevant sources (at most ``COMPLETION_QUOTES``)
+    whose numbers are not in ``cited``."""
+    shared = boilerplate(sources)
+    chosen = [
+        (s, on) for s, on in quoted_sources(sources, topic, QUOTES) if s["number"] not in cited
+    ]
+    quoted = (quote(s, on, shared | lead(s)) for s, on in chosen[:COMPLETION_QUOTES])
+    return [q for q in quoted if q]
 
 
 def _covered(finding: set[str], text: set[str]) -> bool:

@@ -95,6 +95,7 @@ def _parts(question: str) -> list[str]:
     pieces = _SPLIT.split(question)
     texts, joiners = pieces[0::2], ["", *pieces[1::2], ""]  # joiners[i] comes before texts[i]
     parts: list[str] = []
+    brought: list[bool] = []  # whether each part came in after "with", "vs", "over"…
     pending = ""  # a lone verb and its joiner, waiting for the part that names its object
     for index, text in enumerate(texts):
         text = text.strip()
@@ -105,10 +106,21 @@ def _parts(question: str) -> list[str]:
         elif _shares_next_object(text, index, joiners[index], joiners[index + 1]):
             pending = f"{text} {joiners[index + 1]}"
             continue
+        elif parts and brought[-1] and _listed_with(text, joiners[index]):
+            parts[-1] = f"{parts[-1]} {joiners[index]} {text}"  # "with __init__ and __repr__"
+            continue
         parts.append(text)
+        brought.append(bool(_THING.fullmatch(joiners[index])))
     if pending:  # nothing followed: the verb was the part
         parts.append(pending.rsplit(" ", 1)[0])
     return _distinct(parts)
+
+
+def _listed_with(text: str, before: str) -> bool:
+    """A lone word after "and" or a comma, following a part brought in by "with" or "vs":
+    one more of the things that part lists ("with automatically generated __init__ and
+    __repr__"), not a part of its own."""
+    return len(_meaningful(text)) == 1 and not _THING.fullmatch(before)
 
 
 def _shares_next_object(text: str, index: int, before: str, after: str) -> bool:
