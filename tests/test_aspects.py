@@ -218,3 +218,14 @@ def test_a_cut_text_is_completed_with_quotes_of_the_relevant_pages_it_does_not_c
     head, rest = done.split("*The model's text was cut here", 1)
     assert head.strip() == written
     assert "> — argparse [2]" in rest and "[1]" not in rest
+
+
+def test_with_no_finding_at_all_a_part_searched_already_is_not_searched_again() -> None:
+    from ponder.services.research.aspects import worth_searching
+
+    aspects = aspects_of(QUESTION)
+    notes = "- Read for 'socket': 'socket' [1]"  # the model summarised nothing
+    assert worth_searching(aspects, notes, ["socket"]) == [aspects[0]]
+    found = notes + "\n- socket.send() sends data to the socket and returns the count [1]"
+    gaps = uncovered(aspects, found)
+    assert worth_searching(gaps, found, ["send pickled objects"]) == gaps == [aspects[0]]

@@ -9,7 +9,13 @@ from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import can_hand_off
 from ponder.schemas import Reflection, reflection_schema
 from ponder.services.model.prompt import Prompt
-from ponder.services.research.aspects import Aspect, aspects_of, uncovered, with_aspects
+from ponder.services.research.aspects import (
+    Aspect,
+    aspects_of,
+    uncovered,
+    with_aspects,
+    worth_searching,
+)
 from ponder.services.research.vetting import (
     evidence,
     is_junk_subtopic,
@@ -50,7 +56,8 @@ async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     gap = _gap(result.knowledge_gap, gaps)
     queries: list[str] = []
     if not sufficient and state.get("research_loop_count", 0) < ctx.config.max_loops:
-        queries = _next_queries(result.follow_up_queries, gap, state, ctx, (gaps, aspects))
+        wanted = worth_searching(gaps, summary, state.get("queries_run", []))
+        queries = _next_queries(result.follow_up_queries, gap, state, ctx, (wanted, aspects))
     reflection = ReflectionState(
         is_sufficient=sufficient,
         knowledge_gap=gap,

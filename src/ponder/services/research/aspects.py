@@ -181,6 +181,17 @@ def covered_in_report(aspects: Iterable[Aspect], markdown: str) -> int:
     return sum(1 for a in aspects if any(a.in_text(unit) for unit in cited))
 
 
+def worth_searching(gaps: Sequence[Aspect], summary: str, already: Sequence[str]) -> list[Aspect]:
+    """The gaps to search next. With no finding at all (the model summarised nothing, only
+    what was read is noted) a part searched already is no gap in the search but in the
+    summary: searching it again in other words only fills the next round with weaker
+    pages (in the quality benchmark they pushed dataclasses' page out of the quotes)."""
+    if findings(summary):
+        return list(gaps)
+    ran = {normalise(q) for q in already}
+    return [a for a in gaps if normalise(a.query) not in ran]
+
+
 def aims_at(query: str, aspect: Aspect, aspects: Sequence[Aspect]) -> bool:
     """Whether a planned query searches this aspect alone: it holds a distinctive word of
     it and none of another's (a query about every part is the whole question again)."""
