@@ -217,3 +217,26 @@ def test_a_short_sentence_goes_to_the_one_source_that_holds_it_or_keeps_a_shared
     framed = "It is framed"  # base64's "(the output is framed with <~ and ~>)"
     with_base64 = Evidence([*pages, page_source(5, "base64")])
     assert verify(f"{framed} [1].\n", with_base64).text == f"{framed} [5].\n"
+
+
+def test_made_up_addresses_are_no_evidence_that_a_text_rests_on_its_sources() -> None:
+    """The tiny model's demo report (recorded, tests/samples) is page labels and invented
+    addresses, a few cited [1]: the json page "supported" them by its own address's words.
+    A bare address claims nothing, so nothing in that text rests on a source."""
+    from ponder.services.report.composer import compose_report
+    from ponder.testing.corpus import pydoc_text
+
+    sample = (Path(__file__).parent / "samples" / "gemma3-json-addresses.md").read_text("utf-8")
+    body = sample.split("\n", 1)[1].split("## Sources")[0]
+    topic = "How do I read and write JSON files in Python?"
+    page: Source = {
+        "number": 1,
+        "url": "/c/json.txt",
+        "title": "json",
+        "origin": "local",
+        "passages": [pydoc_text("json") or ""],
+        "locations": [""],
+    }
+    composed = compose_report(topic, body, "", [page])
+    assert composed.extractive
+    assert "codewars" not in composed.markdown and "gmail" not in composed.markdown

@@ -1,6 +1,6 @@
 """A Markdown text cut into the claims the citation check judges: the sentences of
 paragraphs and list items, and table rows, with their offsets. Headings, code, quotations
-and notes claim nothing; nor do questions.
+and notes claim nothing; nor do questions, nor a bare address.
 """
 
 from __future__ import annotations
@@ -17,6 +17,13 @@ _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}")
 _NOTE = re.compile(r"^([*_]).+\1$")
 # Where a sentence ends: . ! ? (and closing quotes, brackets or emphasis), then citations.
 _END = re.compile(r"[.!?][\"'”’)*_]*((?:\s*\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\])*)(?=\s|$)")
+# A sentence that is only an address ("https://…", "www.…", "a@b.org"), citations aside:
+# it names where, and claims nothing a passage could hold (a weak model invents them).
+_ADDRESS_ONLY = re.compile(
+    r"\s*<?(?:[a-z][a-z0-9+.-]*://\S*|www\.\S+|[^\s@]+@[^\s@]+)>?[.,;:]?"
+    r"(?:\s*\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\])*\s*[.,;:]?\s*",
+    re.IGNORECASE,
+)
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|fig|no|mr|mrs|dr|st)|\b[A-Z])\.$")
 
 
@@ -64,9 +71,10 @@ def _is_table_body(text: str, start: int) -> bool:
 
 
 def _sentences(line: str, offset: int) -> list[Claim]:
-    """The sentences of a line; questions claim nothing, so they are left out. Inline code
-    ends no sentence: "`try: ... finally: ...`" is one statement's code."""
-    found = []
+    """The sentences of a line; questions and bare addresses claim nothing, so they are
+    left out. Inline code ends no sentence: "`try: ... finally: ...`" is one statement's
+    code."""
+    found: list[Claim | None] = []
     begin = 0
     prose = prose_only(line)
     for match in _END.finditer(prose):
@@ -78,10 +86,12 @@ def _sentences(line: str, offset: int) -> list[Claim]:
         begin = end
     if line[begin:].strip():
         found.append(_claim(line, begin, len(line), offset))
-    return found
+    return [claim for claim in found if claim is not None]
 
 
-def _claim(line: str, begin: int, end: int, offset: int) -> Claim:
+def _claim(line: str, begin: int, end: int, offset: int) -> Claim | None:
     while begin < end and line[begin] in " \t":
         begin += 1
+    if _ADDRESS_ONLY.fullmatch(line[begin:end]):
+        return None
     return Claim(offset + begin, offset + end, line[begin:end], "sentence")
