@@ -168,15 +168,11 @@ def test_planned_queries_need_not_be_aspects_when_the_question_has_one_part() ->
     assert with_aspects(planned, [], [], [], 2) == ["moon gravity", "tide tables"]
 
 
-def test_the_page_best_for_the_whole_question_keeps_its_quote_beside_the_parts() -> None:
-    """ "__repr__" and "__init__" are in every pydoc page: the part's best page must not push
-    the page that answers the whole question out of the extractive report's quotes."""
-    from ponder.services.report.extractive import most_relevant, quoted_sources
+def whole_pages(modules: list[str]) -> list[Any]:
+    """Sources numbered 1.. in order, each one pydoc page read whole."""
     from ponder.testing.corpus import pydoc_text
 
-    topic = "How do I create classes with automatically generated __init__ and __repr__?"
-    names = ["enum", "abc", "types", "dataclasses", "collections", "typing", "numbers"]
-    sources: list[Any] = [
+    return [
         {
             "number": i,
             "url": f"/d/{m}.txt",
@@ -185,8 +181,18 @@ def test_the_page_best_for_the_whole_question_keeps_its_quote_beside_the_parts()
             "passages": [pydoc_text(m)],
             "locations": [""],
         }
-        for i, m in enumerate(names, start=1)
+        for i, m in enumerate(modules, start=1)
     ]
+
+
+def test_the_page_best_for_the_whole_question_keeps_its_quote_beside_the_parts() -> None:
+    """ "__repr__" and "__init__" are in every pydoc page: the part's best page must not push
+    the page that answers the whole question out of the extractive report's quotes."""
+    from ponder.services.report.extractive import most_relevant, quoted_sources
+
+    topic = "How do I create classes with automatically generated __init__ and __repr__?"
+    names = ["enum", "abc", "types", "dataclasses", "collections", "typing", "numbers"]
+    sources = whole_pages(names)
     best = most_relevant(sources, topic, 1)[0]
     chosen = quoted_sources(sources, topic, 3)
     assert chosen[0] == (best, topic) and len(chosen) == 3
@@ -199,20 +205,9 @@ def test_a_cut_text_is_completed_with_quotes_of_the_relevant_pages_it_does_not_c
     """A weak model's kept beginning cites one page; the page most about the question,
     known only by what was read of it, is quoted after the cut, under the note."""
     from ponder.services.report.extractive import completion
-    from ponder.testing.corpus import pydoc_text
 
     topic = "How can I parse command-line options and arguments in my script?"
-    sources: list[Any] = [
-        {
-            "number": i,
-            "url": f"/d/{m}.txt",
-            "title": m,
-            "origin": "local",
-            "passages": [pydoc_text(m)],
-            "locations": [""],
-        }
-        for i, m in enumerate(["getopt", "argparse", "shlex"], start=1)
-    ]
+    sources = whole_pages(["getopt", "argparse", "shlex"])
     written = "Options can be parsed with getopt, which follows the Unix conventions [1]."
     done = completion(written, "", topic, "a sentence is repeated", sources)
     head, rest = done.split("*The model's text was cut here", 1)

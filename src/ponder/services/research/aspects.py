@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ponder.services.research.vetting import (
     VettedQueries,
-    is_reading_note,
+    finding_lines,
     normalise,
     replacement_queries,
 )
@@ -49,9 +49,7 @@ _FRAME = frozenset(
     {"best", "way", "explain", "tell", "show", "want", "possible", "python", "compare"}
     | {"difference", "differences"}
 )
-
-
-_ASKING = STOPWORDS | _FRAME
+_ASKING = STOPWORDS | _FRAME  # words left out of a part's query
 
 
 @dataclass(frozen=True)
@@ -153,18 +151,9 @@ def _distinct(parts: Sequence[str]) -> list[str]:
 # -- coverage ------------------------------------------------------------------------------
 
 
-def findings(summary: str) -> list[str]:
-    """The summary's lines of cited substance (reading notes record, they do not find)."""
-    return [
-        line
-        for line in summary.splitlines()
-        if cited_numbers(line) and not is_reading_note(line) and len(terms(line)) >= 3
-    ]
-
-
 def uncovered(aspects: Iterable[Aspect], summary: str) -> list[Aspect]:
     """The aspects no cited finding of the summary is about."""
-    lines = findings(summary)
+    lines = finding_lines(summary)
     return [a for a in aspects if not any(a.in_text(line) for line in lines)]
 
 
@@ -186,7 +175,7 @@ def worth_searching(gaps: Sequence[Aspect], summary: str, already: Sequence[str]
     what was read is noted) a part searched already is no gap in the search but in the
     summary: searching it again in other words only fills the next round with weaker
     pages (in the quality benchmark they pushed dataclasses' page out of the quotes)."""
-    if findings(summary):
+    if finding_lines(summary):
         return list(gaps)
     ran = {normalise(q) for q in already}
     return [a for a in gaps if normalise(a.query) not in ran]

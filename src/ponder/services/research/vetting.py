@@ -262,16 +262,20 @@ class Evidence:
         )
 
 
+def finding_lines(summary: str) -> list[str]:
+    """The summary's lines of cited substance (reading notes record, they do not find)."""
+    return [
+        line
+        for line in summary.splitlines()
+        if cited_numbers(line)
+        and not is_reading_note(line)
+        and len(content_words(line)) >= MIN_CLAIM_WORDS
+    ]
+
+
 def evidence(summary: str, about: Sequence[str]) -> Evidence:
     """How much of the summary is cited substance (reading notes do not count)."""
-    findings = 0
-    cited: set[int] = set()
-    on_topic = False
-    for line in summary.splitlines():
-        numbers = cited_numbers(line)
-        if is_reading_note(line) or not numbers or len(content_words(line)) < MIN_CLAIM_WORDS:
-            continue
-        findings += 1
-        cited.update(numbers)
-        on_topic = on_topic or shares_content(line, about)
-    return Evidence(findings, len(cited), on_topic)
+    lines = finding_lines(summary)
+    cited = {n for line in lines for n in cited_numbers(line)}
+    on_topic = any(shares_content(line, about) for line in lines)
+    return Evidence(len(lines), len(cited), on_topic)

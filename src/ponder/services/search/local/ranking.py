@@ -133,10 +133,11 @@ class Ranking:
         best: dict[str, float] = {}
         if not words:
             return best
-        telling = self._discriminating(words)
+        named_by = {w: self._named_by(w) for w in words}  # one title query per word
+        telling = self._discriminating(words, {w for w, pages in named_by.items() if pages})
         for path, score in self._conn.execute(_QUERY, (fts_query(telling), limit)):
             best.setdefault(path, -score)  # FTS5's bm25() is negative, lower better
-        named = {path for w in telling for path in self._named_by(w)}
+        named = {path for w in telling for path in named_by.get(w, [])}
         lift = max(best.values(), default=0.0) * _NAMED_LIFT
         return dict(
             sorted(
@@ -180,14 +181,14 @@ class Ranking:
                     merged.setdefault((passage[1], passage[2]), passage)
         return list(merged.values())[:per_file]
 
-    def _discriminating(self, words: list[str]) -> list[str]:
+    def _discriminating(self, words: list[str], names: set[str]) -> list[str]:
         """The words that tell files apart.
 
         A word found in half of the files or more ("python" across a folder of Python
         docs, "files" in every page footer) matches every candidate; left in, several of
-        them outscore the one rare word that names the topic. Counting stops at half the
-        files, so this stays cheap. When no word is left, the words that occur at all are
-        used.
+        them outscore the one rare word that names the topic. A word in ``names`` (it names
+        a page) stays however spread. Counting stops at half the files, so this stays
+        cheap. When no word is left, the words that occur at all are used.
         """
         if len(words) < 2:
             return words
@@ -195,19 +196,14 @@ class Ranking:
         spread = {w: self._files_with(w, (files + 1) // 2) for w in words}
         found = [w for w in words if spread[w]]
         kept = [
-            w
-            for w in found
-            if files < _FILE_SPREAD_FROM or 2 * spread[w] < files or self._names_a_page(w)
+            w for w in found if files < _FILE_SPREAD_FROM or 2 * spread[w] < files or w in names
         ]
         return kept or found or words
 
-    def _names_a_page(self, word: str) -> bool:
-        """Whether ``word`` is in the title of a page or two: what those pages are about,
-        however many others mention it ("pickle" in every pydoc page's "Helper for pickle")."""
-        return bool(self._named_by(word))
-
     def _named_by(self, word: str) -> list[str]:
-        """The pages whose title holds ``word``, when there are at most ``_TITLE_FILES``."""
+        """The pages whose title holds ``word``, when there are at most ``_TITLE_FILES``:
+        what those pages are about, however many others mention it ("pickle" in every
+        pydoc page's "Helper for pickle")."""
         titled = fts_query([word]).replace('"', '{title} : "', 1)
         rows = self._conn.execute(_TITLED_FILES, (titled, _TITLE_FILES + 1)).fetchall()
         return [path for (path,) in rows] if len(rows) <= _TITLE_FILES else []
