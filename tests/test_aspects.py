@@ -201,6 +201,36 @@ def test_the_page_best_for_the_whole_question_keeps_its_quote_beside_the_parts()
         assert any(source is part_best for source, _ in chosen), aspect.query
 
 
+def test_a_part_whose_best_page_is_quoted_already_gets_the_next_page_about_it() -> None:
+    """tarfile's page is the best for both parts of the question (it says much about gzip
+    compression), so its quote is on the whole question; the gzip part is quoted from the
+    gzip page, on what the part asks."""
+    from ponder.services.report.extractive import most_relevant, quoted_sources
+    from ponder.testing.corpus import pydoc_text
+
+    def read_at(module: str, marker: str) -> str:
+        lines = pydoc_text(module).splitlines()
+        start = next(i for i, line in enumerate(lines) if marker in line)
+        return "\n".join(lines[start : start + 14])
+
+    topic = "How do I pack files into a tar archive and compress it with gzip?"
+    sources = whole_pages(["tarfile", "gzip", "shutil", "zipfile"])
+    read = [["gzopen(", "open(name=None"], ["BadGzipFile"], ["make_archive("], ["class ZipFile("]]
+    for source, markers in zip(sources, read, strict=True):
+        source["passages"] = [read_at(source["title"], m) for m in markers]
+    whole, pack, gzip = [
+        most_relevant(sources, q, 1)[0]["title"]
+        for q in (topic, *(a.query for a in aspects_of(topic)))
+    ]
+    assert whole == gzip == "tarfile" and pack == "shutil"
+    chosen = [(source["title"], on) for source, on in quoted_sources(sources, topic, 3)]
+    assert chosen == [
+        ("tarfile", topic),
+        ("shutil", aspects_of(topic)[0].query),
+        ("gzip", aspects_of(topic)[1].query),
+    ]
+
+
 def test_a_cut_text_is_completed_with_quotes_of_the_relevant_pages_it_does_not_cite() -> None:
     """A weak model's kept beginning cites one page; the page most about the question,
     known only by what was read of it, is quoted after the cut, under the note."""

@@ -130,10 +130,13 @@ def most_relevant(
 ) -> list[Source]:
     """The sources whose read passages best match the topic (BM25), best first; only those
     scoring ``at_least``."""
-    texts = [f"{s['title']}\n" + "\n".join(s["passages"]) for s in sources]
-    scores = bm25_scores(texts, topic)
+    scores = bm25_scores([_text(s) for s in sources], topic)
     ranked = sorted(zip(scores, range(len(sources)), strict=True), key=lambda p: (-p[0], p[1]))
     return [sources[i] for score, i in ranked[:limit] if score >= at_least]
+
+
+def _text(source: Source) -> str:
+    return f"{source['title']}\n" + "\n".join(source["passages"])
 
 
 def quoted_sources(sources: list[Source], topic: str, limit: int) -> list[tuple[Source, str]]:
@@ -143,13 +146,17 @@ def quoted_sources(sources: list[Source], topic: str, limit: int) -> list[tuple[
 
     The whole question's best comes first: a part's words can be everywhere ("__repr__"
     in every pydoc page) and must not push the page that answers it all out of the quotes.
+    A part whose best source is quoted already gets the next source about it: that quote
+    is on the whole question, and the part would go unquoted ("compress it with gzip",
+    when tarfile's page is best for both parts).
     """
     ranked = most_relevant(sources, topic, limit)
     picks: list[tuple[Source, str]] = [(ranked[0], topic)] if ranked else []
     for aspect in aspects_of(topic):
-        best = most_relevant(sources, aspect.query, 1, at_least=1e-9)
-        if best and all(best[0] is not s for s, _ in picks):
-            picks.append((best[0], aspect.query))
+        about = most_relevant(sources, aspect.query, len(sources), at_least=1e-9)
+        fresh = [s for s in about if all(s is not p for p, _ in picks)]
+        if fresh and (fresh[0] is about[0] or aspect.in_text(_text(fresh[0]))):
+            picks.append((fresh[0], aspect.query))
     for source in ranked:
         if all(source is not s for s, _ in picks):
             picks.append((source, topic))
