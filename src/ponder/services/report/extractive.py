@@ -140,18 +140,21 @@ def _text(source: Source) -> str:
 
 
 def quoted_sources(sources: list[Source], topic: str, limit: int) -> list[tuple[Source, str]]:
-    """The sources to quote and what to quote them on: the most relevant to the whole
-    question, then for each part of a joined question the source most about that part,
-    then the next most relevant to the whole, up to ``limit``.
+    """The sources to quote and what to quote them on: the first source found, then for
+    each part of a joined question the source most about that part, then the most relevant
+    to the whole question, up to ``limit``.
 
-    The whole question's best comes first: a part's words can be everywhere ("__repr__"
-    in every pydoc page) and must not push the page that answers it all out of the quotes.
-    A part whose best source is quoted already gets the next source about it: that quote
-    is on the whole question, and the part would go unquoted ("compress it with gzip",
-    when tarfile's page is best for both parts).
+    The first source found is the first result of the question's own search (round 1
+    searches the question first), ranked on the whole collection. Relevance here is judged
+    on the few pages read, where a word of every pydoc page ("__repr__") looks rare: for
+    "classes with automatically generated __init__ and __repr__" it put tarfile's page
+    first and dataclasses', the search's first, fourth. A part's words can be everywhere
+    too, so the first found is quoted before the parts. A part whose best source is quoted
+    already gets the next source about it, or it would go unquoted ("compress it with
+    gzip", when tarfile's page is best for both parts).
     """
     ranked = most_relevant(sources, topic, limit)
-    picks: list[tuple[Source, str]] = [(ranked[0], topic)] if ranked else []
+    picks = [(min(sources, key=lambda s: s["number"]), topic)] if sources else []
     for aspect in aspects_of(topic):
         about = most_relevant(sources, aspect.query, len(sources), at_least=1e-9)
         fresh = [s for s in about if all(s is not p for p, _ in picks)]

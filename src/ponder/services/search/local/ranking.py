@@ -188,7 +188,10 @@ class Ranking:
         docs, "files" in every page footer) matches every candidate; left in, several of
         them outscore the one rare word that names the topic. A word in ``names`` (it names
         a page) stays however spread. Counting stops at half the files, so this stays
-        cheap. When no word is left, the words that occur at all are used.
+        cheap. When every word is that common, the less spread half of them is used:
+        "create classes with automatically generated __init__ and __repr__" is all words of
+        most pydoc pages, and with every word the pages whose generated-page notice says
+        "automatically generated" came first, dataclasses' sixth.
         """
         if len(words) < 2:
             return words
@@ -198,7 +201,11 @@ class Ranking:
         kept = [
             w for w in found if files < _FILE_SPREAD_FROM or 2 * spread[w] < files or w in names
         ]
-        return kept or found or words
+        if kept or len(found) < 2:
+            return kept or found or words
+        spread = {w: self._files_with(w, files) for w in found}
+        least = sorted(found, key=lambda w: spread[w])[: -(-len(found) // 2)]
+        return [w for w in found if w in least]
 
     def _named_by(self, word: str) -> list[str]:
         """The pages whose title holds ``word``, when there are at most ``_TITLE_FILES``:
