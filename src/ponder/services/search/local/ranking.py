@@ -191,7 +191,7 @@ class Ranking:
         cheap. When every word is that common, the less spread half of them is used:
         "create classes with automatically generated __init__ and __repr__" is all words of
         most pydoc pages, and with every word the pages whose generated-page notice says
-        "automatically generated" came first, dataclasses' sixth.
+        "automatically generated" came first, dataclasses' fourth of 82.
         """
         if len(words) < 2:
             return words
