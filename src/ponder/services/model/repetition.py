@@ -22,6 +22,7 @@ where the repetition begins (the second copy), so what came before it can be kep
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -276,10 +277,10 @@ def _repeated_code(code: list[tuple[int, str]]) -> Loop | None:
     times, each line of some length: code and its output repeat a line now and then
     (``next(it)``, a tree's ``text/plain`` leaves), not whole blocks of statements."""
     for offset, block in code:
-        lines = [line.strip() for line in block.split("\n")]
-        positions = [
-            offset + sum(len(x) + 1 for x in block.split("\n")[:i]) for i in range(len(lines))
-        ]
+        raw = block.split("\n")
+        lines = [line.strip() for line in raw]
+        # Where each line starts: the check runs again on every streamed piece.
+        positions = list(itertools.accumulate((len(x) + 1 for x in raw[:-1]), initial=offset))
         for size in range(1, BLOCK_UNITS + 1):
             copies = CODE_COPIES if size == 1 else COPIES
             for start in range(len(lines) - size * copies + 1):
