@@ -82,6 +82,27 @@ async def test_the_last_round_still_reflects_when_a_broad_verdict_could_hand_off
     assert report.stats.rounds == 2 and reflections(rig) == 2
 
 
+@pytest.mark.parametrize(("mode", "asked"), [("auto", True), ("loop", False), ("deep", False)])
+async def test_scope_is_asked_only_where_a_broad_verdict_could_hand_off(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path, mode: str, asked: bool
+) -> None:
+    """In mode=loop, and in the deep pipeline's researchers, no verdict on scope can change
+    what happens: the model is not asked for it (nor does it spend tokens on sub-topics)."""
+    seen: list[tuple[set[str], str]] = []
+
+    def record(request: Any) -> dict[str, Any]:
+        seen.append((set(request.format["properties"]), request.messages[0]["content"]))
+        return reflection(queries=[f"tide question {len(seen)}"])
+
+    scripted.overrides["Reflection"] = record
+    await aresearch("How do tides work?", **settings(rig, corpus, mode=mode, max_loops=2))
+    assert seen, "the model was never asked to reflect"
+    for fields, system in seen:
+        assert ({"scope", "subtopics"} <= fields) is asked
+        assert ("scope" in system) is asked
+        assert {"is_sufficient", "knowledge_gap", "follow_up_queries"} <= fields
+
+
 async def test_the_question_itself_is_searched_first_and_repeats_are_not_searched_again(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:

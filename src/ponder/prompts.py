@@ -31,13 +31,16 @@ SUMMARY_SYSTEM = (
 SUMMARY_USER_HEAD = "Topic: {topic}\n\nPrevious summary:\n<notes>\n{summary}\n</notes>"
 SUMMARY_USER_SOURCES = "New sources:"
 
-# Produces: Reflection — sufficiency, the gap, follow-up queries, scope and sub-topics.
+# Produces: Reflection — sufficiency, the gap, follow-up queries, and (with REFLECT_SCOPE,
+# where the run may hand off) scope and sub-topics.
 REFLECT_SYSTEM = (
     "You review research in progress. Decide whether the summary answers the topic, name "
-    "the most important gap, and write up to {n} follow-up search queries for it. Judge the "
-    "scope: 'broad' only when the topic holds several independent sub-topics that need "
-    "separate research; then list them. Otherwise 'focused'."
-    " " + UNTRUSTED
+    "the most important gap, and write up to {n} follow-up search queries for it.{scope} "
+    + UNTRUSTED
+)
+REFLECT_SCOPE = (
+    " Judge the scope: 'broad' only when the topic holds several independent sub-topics "
+    "that need separate research; then list them. Otherwise 'focused'."
 )
 REFLECT_USER = (
     "Topic: {topic}\n\nSummary so far:\n<notes>\n{summary}\n</notes>\n\n"

@@ -33,10 +33,13 @@ class SummaryUpdate(BaseModel):
     findings: list[Claim]
 
 
-class Reflection(BaseModel):
+class Verdict(BaseModel):
     is_sufficient: bool
     knowledge_gap: str = Field(max_length=300)
     follow_up_queries: list[SearchPhrase]
+
+
+class Reflection(Verdict):
     scope: Literal["focused", "broad"]
     subtopics: list[SearchPhrase] = Field(default_factory=list, max_length=4)
 
@@ -83,11 +86,13 @@ def query_plan_schema(n: int) -> type[QueryPlan]:
 
 
 @functools.cache
-def reflection_schema(n: int) -> type[Reflection]:
-    """Reflection with 1..n follow-up queries."""
+def reflection_schema(n: int, scope: bool = True) -> type[Verdict]:
+    """Reflection with 1..n follow-up queries; without ``scope``, only the verdict (no
+    scope or sub-topics: a run that cannot hand off has no use for them, and a model would
+    spend tokens writing them). Both are titled "Reflection"."""
     return create_model(
         "Reflection",
-        __base__=Reflection,
+        __base__=Reflection if scope else Verdict,
         follow_up_queries=(list[SearchPhrase], Field(min_length=1, max_length=n)),
     )
 

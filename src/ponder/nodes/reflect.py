@@ -7,7 +7,7 @@ from typing import Any, Literal
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import can_hand_off
-from ponder.schemas import Reflection, reflection_schema
+from ponder.schemas import Reflection, Verdict, reflection_schema
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.aspects import (
     Aspect,
@@ -31,21 +31,15 @@ async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     topic = state["topic"]
     if not _verdict_matters(state, ctx):
         return {"reflection": _LAST_ROUND, "queries": []}
-    already = state.get("queries_run", [])
     n = ctx.config.queries_per_round
-    prompt = Prompt.simple(
-        prompts.REFLECT_SYSTEM.format(n=n),
-        prompts.fill(
-            prompts.REFLECT_USER,
-            topic=topic,
-            summary=state.get("running_summary") or "(empty)",
-            already=already,
-        ),
-    )
-    schema = reflection_schema(n)
+    # Scope and sub-topics only matter where a broad verdict hands the run off.
+    asks_scope = can_hand_off(state, ctx.config)
+    prompt = _prompt(state, n, asks_scope)
+    schema = reflection_schema(n, scope=asks_scope)
     # Not validated: with no follow-ups, ponder builds the next query from the topic.
+    unsure: dict[str, Any] = {"scope": "focused", "subtopics": []} if asks_scope else {}
     fallback = schema.model_construct(
-        is_sufficient=False, knowledge_gap="", follow_up_queries=[], scope="focused", subtopics=[]
+        is_sufficient=False, knowledge_gap="", follow_up_queries=[], **unsure
     )
     result = await ctx.llm().structured(schema, prompt, fallback)
     summary = state.get("running_summary") or ""
@@ -73,6 +67,18 @@ async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
 _LAST_ROUND = ReflectionState(
     is_sufficient=False, knowledge_gap="", follow_up_queries=[], scope="focused", subtopics=[]
 )
+
+
+def _prompt(state: LoopState, n: int, asks_scope: bool) -> Prompt:
+    return Prompt.simple(
+        prompts.REFLECT_SYSTEM.format(n=n, scope=prompts.REFLECT_SCOPE if asks_scope else ""),
+        prompts.fill(
+            prompts.REFLECT_USER,
+            topic=state["topic"],
+            summary=state.get("running_summary") or "(empty)",
+            already=state.get("queries_run", []),
+        ),
+    )
 
 
 def _verdict_matters(state: LoopState, ctx: NodeContext) -> bool:
@@ -141,8 +147,11 @@ def _gap(said: str, gaps: list[Aspect]) -> str:
     return "; ".join(a.query for a in gaps)
 
 
-def _scope(result: Reflection, topic: str) -> tuple[Literal["focused", "broad"], list[str]]:
-    """'broad' stands only with at least two real sub-topics to hand to researchers."""
+def _scope(result: Verdict, topic: str) -> tuple[Literal["focused", "broad"], list[str]]:
+    """'broad' stands only with at least two real sub-topics to hand to researchers (and
+    never when the model was not asked)."""
+    if not isinstance(result, Reflection):
+        return "focused", []
     subtopics = [s for s in result.subtopics if not is_junk_subtopic(s, topic)]
     broad = result.scope == "broad" and len({normalise(s) for s in subtopics}) >= 2
     return ("broad" if broad else "focused"), subtopics
