@@ -11,11 +11,13 @@ from ponder.prompts import REPORT_SYSTEM, SUMMARY_SYSTEM
 from ponder.services.model import guard
 from ponder.services.research.vetting import (
     evidence,
+    is_reading_note,
     reading_note,
     replacement_queries,
     usable_claims,
     vet_queries,
 )
+from ponder.services.text.citations import cited_numbers
 from ponder.services.text.words import content_words, stem
 
 TOPIC = "How do I read and write JSON files in Python?"
@@ -162,6 +164,18 @@ def test_evidence_counts_cited_substance_only() -> None:
     assert (found.findings, found.sources, found.on_topic) == (3, 3, True)
     assert found.backs(3, 2) and not found.backs(4, 2) and not found.backs(3, 4)
     assert not evidence(summary, ["tides and the Moon"]).backs(3, 2)
+
+
+def test_a_reading_note_does_not_repeat_the_question_that_found_its_page() -> None:
+    """The prompts a note is shown in begin with the question; repeating it on every line
+    of a weak model's summary cost tokens in each later prompt."""
+    by_question = reading_note(TOPIC, "json", 1, topic=TOPIC)
+    by_query = reading_note("json files", "json", 2, topic=TOPIC)
+    assert TOPIC not in by_question and "the topic" in by_question
+    assert "'json files'" in by_query
+    for note in (by_question, by_query):
+        assert is_reading_note(note) and cited_numbers(note)
+        assert not evidence(note, [TOPIC]).findings  # a note is still no finding
 
 
 def test_question_words_are_not_content_and_stems_meet() -> None:

@@ -37,7 +37,7 @@ def render(claims: list[Claim]) -> str:
     return "\n".join(lines)
 
 
-def extractive_summary(previous: str, findings: list[Finding]) -> str:
+def extractive_summary(previous: str, findings: list[Finding], topic: str = "") -> str:
     """Fallback: keep the old summary and note each new source by title, with its citation.
 
     Page text is never copied here: the summary is shown to later prompts outside any
@@ -45,7 +45,8 @@ def extractive_summary(previous: str, findings: list[Finding]) -> str:
     """
     lines = [line for line in previous.splitlines() if line.strip()]
     for finding in dict((f["number"], f) for f in findings).values():
-        lines.append(reading_note(finding["query"], finding["title"], finding["number"]))
+        note = reading_note(finding["query"], finding["title"], finding["number"], topic)
+        lines.append(note)
     return "\n".join(lines)
 
 
@@ -138,7 +139,7 @@ async def summarize_sources(state: LoopState, ctx: NodeContext) -> dict[str, Any
     if len(keep) < len(update.findings):
         ctx.count("claims_dropped", len(update.findings) - len(keep))
     claims = [update.findings[i] for i in keep]
-    summary = render(claims) if claims else extractive_summary(previous, shown)
+    summary = render(claims) if claims else extractive_summary(previous, shown, topic)
     summary, removed = remove_invalid(summary, known)
     if removed:
         ctx.count("citations_removed", removed)

@@ -235,13 +235,17 @@ def usable_claims(
 _READING_NOTE = "- Read for "
 
 
-def reading_note(query: str, title: str, number: int) -> str:
+def reading_note(query: str, title: str, number: int, topic: str = "") -> str:
     """A summary line that only records what was read (when the model's summary failed).
 
-    It keeps the source citable in later prompts, but is not evidence for stopping.
+    It keeps the source citable in later prompts, but is not evidence for stopping. A page
+    found by the question itself says so in two words: the prompts it is shown in start
+    with the question, and a long question repeated on every line costs tokens each time.
     """
     name = " ".join((title or "a source").split())[:120]
-    return f"{_READING_NOTE}{query[:80]!r}: {name!r} [{number}]"
+    asked = {normalise(topic), normalise(topic[:MAX_QUERY_CHARS])}  # as generate_query asks it
+    found_for = "the topic" if normalise(query) in asked else repr(query[:80])
+    return f"{_READING_NOTE}{found_for}: {name!r} [{number}]"
 
 
 def is_reading_note(line: str) -> bool:
