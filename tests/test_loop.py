@@ -122,6 +122,24 @@ async def test_the_question_itself_is_searched_first_and_repeats_are_not_searche
     assert searched[0][0] == "How do tides work?" and searched[1] == ["moon orbit"]
 
 
+async def test_the_question_is_written_once_in_each_planning_prompt(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    """Each prompt starts with the topic; the queries already run and (when the model's
+    summary failed) the reading notes do not repeat it, which for a long question cost
+    tokens once per line."""
+    topic = "How do tides work and why do harbours publish tide tables?"
+    scripted.overrides["SummaryUpdate"] = {"findings": []}  # unusable: notes are kept
+    scripted.overrides["Reflection"] = fresh_followups()
+    await aresearch(topic, **settings(rig, corpus, max_loops=2))
+    planning = [e for e in rig.chat_log() if e.schema in ("QueryPlan", "Reflection")]
+    assert {e.schema for e in planning} == {"QueryPlan", "Reflection"}
+    notes = [e for e in planning if "- Read for the topic: " in e.messages[-1]["content"]]
+    assert notes, "no reading note was shown to the reflection"
+    for entry in planning:
+        assert entry.messages[-1]["content"].count(topic) == 1, entry.schema
+
+
 class Broken:
     """A backend that fails every search with ``error``."""
 

@@ -15,6 +15,7 @@ from ponder.services.research.vetting import (
     MAX_QUERY_CHARS,
     VettedQueries,
     normalise,
+    queries_listed,
     vet_queries,
 )
 from ponder.state import LoopState
@@ -30,7 +31,7 @@ async def _planned(state: LoopState, ctx: NodeContext, already: list[str], n: in
             prompts.QUERY_USER,
             topic=topic,
             context=context,
-            already=already or "none",
+            already=queries_listed(already, topic) or "none",
             today=date.today(),
         ),
     )

@@ -20,6 +20,7 @@ from ponder.services.research.vetting import (
     evidence,
     is_junk_subtopic,
     normalise,
+    queries_listed,
     replacement_queries,
     vet_queries,
 )
@@ -76,7 +77,7 @@ def _prompt(state: LoopState, n: int, asks_scope: bool) -> Prompt:
             prompts.REFLECT_USER,
             topic=state["topic"],
             summary=state.get("running_summary") or "(empty)",
-            already=state.get("queries_run", []),
+            already=queries_listed(state.get("queries_run", []), state["topic"]),
         ),
     )
 
