@@ -15,7 +15,6 @@ from ponder.services.research.vetting import (
     MAX_QUERY_CHARS,
     VettedQueries,
     normalise,
-    queries_listed,
     vet_queries,
 )
 from ponder.state import LoopState
@@ -31,7 +30,7 @@ async def _planned(state: LoopState, ctx: NodeContext, already: list[str], n: in
             prompts.QUERY_USER,
             topic=topic,
             context=context,
-            already=queries_listed(already, topic) or "none",
+            already=already or "none",
             today=date.today(),
         ),
     )

@@ -20,7 +20,6 @@ from ponder.services.research.vetting import (
     evidence,
     is_junk_subtopic,
     normalise,
-    queries_listed,
     replacement_queries,
     vet_queries,
 )
@@ -77,7 +76,7 @@ def _prompt(state: LoopState, n: int, asks_scope: bool) -> Prompt:
             prompts.REFLECT_USER,
             topic=state["topic"],
             summary=state.get("running_summary") or "(empty)",
-            already=queries_listed(state.get("queries_run", []), state["topic"]),
+            already=state.get("queries_run", []),
         ),
     )
 

@@ -243,18 +243,9 @@ def reading_note(query: str, title: str, number: int, topic: str = "") -> str:
     with the question, and a long question repeated on every line costs tokens each time.
     """
     name = " ".join((title or "a source").split())[:120]
-    found_for = "the topic" if is_the_topic(query, topic) else repr(query[:80])
+    asked = {normalise(topic), normalise(topic[:MAX_QUERY_CHARS])}  # as generate_query asks it
+    found_for = "the topic" if normalise(query) in asked else repr(query[:80])
     return f"{_READING_NOTE}{found_for}: {name!r} [{number}]"
-
-
-def is_the_topic(query: str, topic: str) -> bool:
-    """Whether ``query`` is the question itself, as generate_query searches it."""
-    return normalise(query) in {normalise(topic), normalise(topic[:MAX_QUERY_CHARS])}
-
-
-def queries_listed(queries: list[str], topic: str) -> list[str]:
-    """Queries as a prompt that starts with the topic lists them: the topic not again."""
-    return ["(the topic itself)" if is_the_topic(q, topic) else q for q in queries]
 
 
 def is_reading_note(line: str) -> bool:
