@@ -12,9 +12,9 @@ from ponder.schemas import query_plan_schema
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.aspects import aspects_of, with_aspects
 from ponder.services.research.vetting import (
-    MAX_QUERY_CHARS,
     VettedQueries,
     normalise,
+    question_query,
     vet_queries,
 )
 from ponder.state import LoopState
@@ -50,7 +50,7 @@ async def generate_query(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     already = state.get("queries_run", [])
     # The question itself is always searched first: whatever the model plans, the search
     # that most surely reaches the evidence is not left to it. It takes one of the slots.
-    asked = topic[:MAX_QUERY_CHARS]
+    asked = question_query(topic)
     question = [asked] if normalise(asked) not in {normalise(q) for q in already} else []
     n = ctx.config.queries_per_round - len(question)
     taken = [*already, *question]

@@ -243,9 +243,14 @@ def reading_note(query: str, title: str, number: int, topic: str = "") -> str:
     with the question, and a long question repeated on every line costs tokens each time.
     """
     name = " ".join((title or "a source").split())[:120]
-    asked = {normalise(topic), normalise(topic[:MAX_QUERY_CHARS])}  # as generate_query asks it
-    found_for = "the topic" if normalise(query) in asked else repr(query[:80])
+    by_question = normalise(query) == normalise(question_query(topic))
+    found_for = "the topic" if by_question else repr(query[:80])
     return f"{_READING_NOTE}{found_for}: {name!r} [{number}]"
+
+
+def question_query(topic: str) -> str:
+    """The question as round 1 searches it, before any query of the model's."""
+    return topic[:MAX_QUERY_CHARS]
 
 
 def is_reading_note(line: str) -> bool:
