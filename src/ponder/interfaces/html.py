@@ -27,9 +27,12 @@ body { font: 16px/1.55 system-ui, sans-serif; max-width: 48rem; margin: 2rem aut
        padding: 0 1rem; color: #1d1d1f; background: #fff; }
 h1, h2, h3 { line-height: 1.25; }
 a.cite { text-decoration: none; font-size: 0.8em; vertical-align: super; }
-.cited { position: relative; }
-.evidence { display: none; position: absolute; left: 0; top: 1.4em; z-index: 2;
-            width: min(28rem, 80vw); padding: 0.5rem 0.7rem; font-size: 0.85rem;
+main { position: relative; }
+/* Placed under its line (top: auto keeps the static position) and as wide as the text,
+   so a citation near the right edge never pushes its passage off the window. */
+.evidence { display: none; position: absolute; left: 0; right: 0; z-index: 2;
+            margin-top: 0.3rem; padding: 0.5rem 0.7rem; font-size: 0.85rem;
+            white-space: pre-wrap; text-align: left; vertical-align: baseline;
             line-height: 1.4; color: #1d1d1f; background: #fffbe6; border: 1px solid #d9c98c;
             border-radius: 4px; box-shadow: 0 2px 8px rgba(0, 0, 0, 0.15); }
 .cited:hover .evidence, .cited:focus-within .evidence { display: block; }
@@ -54,14 +57,6 @@ footer { margin-top: 2rem; color: #666; font-size: 0.85em; }
 
 def render_html(report: Report) -> str:
     """The whole page as one string."""
-    # The Sources list is built in code as the last "## Sources" section; a heading such as
-    # "## Sources of energy" in the body is not it.
-    body_markdown, found, _listed = report.markdown.rpartition("\n## Sources\n")
-    if not found:
-        body_markdown = report.markdown
-    sources = report.cited_sources()
-    known = {source.number: source for source in sources}
-    body = markdown_to_html(body_markdown, set(known), Evidence(report.citations, known))
     title = html.escape(report.topic)
     return (
         "<!DOCTYPE html>\n"
@@ -70,9 +65,22 @@ def render_html(report: Report) -> str:
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'\">\n"
         f"<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        f"<main>\n{body}\n{_sources_section(sources, report.citations)}</main>\n"
+        f"<main>\n{report_body(report)}</main>\n"
         f"{_footer(report)}\n</body>\n</html>\n"
     )
+
+
+def report_body(report: Report) -> str:
+    """The report's text and its Sources, as HTML (the page's ``main``; the UI's report)."""
+    # The Sources list is built in code as the last "## Sources" section; a heading such as
+    # "## Sources of energy" in the body is not it.
+    body_markdown, found, _listed = report.markdown.rpartition("\n## Sources\n")
+    if not found:
+        body_markdown = report.markdown
+    sources = report.cited_sources()
+    known = {source.number: source for source in sources}
+    body = markdown_to_html(body_markdown, set(known), Evidence(report.citations, known))
+    return f"{body}\n{_sources_section(sources, report.citations)}"
 
 
 class Evidence:
@@ -103,13 +111,63 @@ def markdown_to_html(markdown: str, citable: set[int], evidence: Evidence | None
     from markdown_it import MarkdownIt  # installed with rich
 
     engine = MarkdownIt("commonmark", {"html": False, "linkify": False})
-    tokens = engine.parse(markdown)
+    engine.core.ruler.after("block", "identifiers", _keep_identifiers)
+    tokens = engine.parse(_fence_sessions(markdown))
     for token in tokens:
         if token.type == "inline" and token.children:
             children = _merged_text(token.children)
             token.children = _link_citations(children, citable, evidence)
     rendered: str = engine.renderer.render(tokens, engine.options, {})
     return rendered
+
+
+# A Python session quoted in prose: ">>> " would open three nested blockquotes and fold
+# the session onto one line, so runs of prompt lines are kept as a code block instead.
+_SESSION_LINE = re.compile(r"^ {0,3}(>>>|\.\.\.)( |$)")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+# "__annotations__" or "_private": underscores that open or close a name are not emphasis.
+_NAME_UNDERSCORES = re.compile(r"(?<![\\\w])_{2,}(?=\w)|(?<=\w)_{2,}(?!\w)")
+_CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.S)
+
+
+def _fence_sessions(markdown: str) -> str:
+    """Prompt lines, and the output lines up to the next blank line, as a pycon block."""
+    out: list[str] = []
+    in_fence = in_session = False
+    for line in markdown.split("\n"):
+        if _FENCE.match(line) and not in_session:
+            in_fence = not in_fence
+        prompt = not in_fence and bool(_SESSION_LINE.match(line))
+        session = prompt or (in_session and bool(line.strip()))
+        if session and not in_session:
+            out.append("```pycon")
+        elif in_session and not session:
+            out.append("```")
+        in_session = session
+        out.append(line.lstrip() if prompt else line)
+    if in_session:
+        out.append("```")
+    return "\n".join(out)
+
+
+def _keep_identifiers(state: Any) -> None:
+    """A markdown-it core rule: underscores around a name (``__doc__``) stay underscores,
+    outside code spans; the parser would otherwise read them as bold or italic."""
+    for token in state.tokens:
+        if token.type == "inline":
+            token.content = _escape_names(token.content)
+
+
+def _escape_names(text: str) -> str:
+    def escaped(part: str) -> str:
+        return _NAME_UNDERSCORES.sub(lambda m: m.group(0).replace("_", "\\_"), part)
+
+    out, last = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        out += [escaped(text[last : span.start()]), span.group(0)]
+        last = span.end()
+    out.append(escaped(text[last:]))
+    return "".join(out)
 
 
 def _link_citations(children: list[Any], citable: set[int], evidence: Evidence | None) -> list[Any]:
