@@ -12,6 +12,7 @@ EventKind = Literal[
     "round_start",
     "queries",
     "sources",
+    "source",  # one source read (number, url, title, origin) or not (url, failed: reason)
     "summary",
     "reflection",
     "overruled",

@@ -39,6 +39,7 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     summarized = set(state.get("summarized", [])[state.get("turn_start", 0) :])
     sources, findings = _register(state.get("sources", []), results, state["topic"], summarized)
     known = state.get("sources", [])
+    _announce_new(known, sources, ctx)
     total = len(merge_sources(known, sources))
     ctx.emit("sources", new=total - len(known), total=total)
     return {
@@ -86,8 +87,24 @@ async def _read_full_pages(
         if page.text:
             result.content = page.text
         else:
+            ctx.emit("source", url=result.url, title=result.title, failed=page.reason)
             ctx.warn(f"Could not read {result.url}: {page.reason}; kept its snippet.")
     return results
+
+
+def _announce_new(known: list[Source], sources: list[Source], ctx: NodeContext) -> None:
+    """One ``source`` event per source read for the first time: a live view lists them."""
+    seen = {source["number"] for source in known}
+    for source in sources:
+        if source["number"] not in seen:
+            seen.add(source["number"])
+            ctx.emit(
+                "source",
+                number=source["number"],
+                url=source["url"],
+                title=source["title"],
+                origin=source["origin"],
+            )
 
 
 def finding_pieces(text: str) -> list[str]:
