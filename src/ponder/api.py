@@ -33,6 +33,8 @@ __all__ = [
     "research",
     "resume",
     "stream",
+    "stream_followup",
+    "stream_resume",
 ]
 
 
@@ -180,6 +182,32 @@ async def stream_resume(
     runs.start(thread_id, record.topic, settings.model_dump())
     first: Any = Command(resume=answer) if answer is not None else None
     async for item in _drive(thread_id, record.topic, settings, first, ask):
+        yield item
+
+
+async def stream_followup(
+    thread_id: str, question: str, *, ask: Ask | None = None, **config: Any
+) -> AsyncIterator[ProgressEvent | Report]:
+    """A follow-up question on a finished run: it builds on the sources and findings that
+    run kept (the thread's next turn), and its report answers the new question."""
+    from langchain_core.messages import HumanMessage
+
+    from ponder.services.storage import runs
+
+    clean = clean_topic(question)
+    record = runs.get(thread_id)
+    if record is None:
+        raise RunNotFoundError(thread_id)
+    if record.status != "done":
+        raise InvalidInputError(
+            f"Run '{thread_id}' is {record.status}, not finished — resume it "
+            f"(`ponder resume {thread_id}`) before asking a follow-up."
+        )
+    stored = {key: value for key, value in record.config.items() if not was_redacted(value)}
+    settings = Configuration.create(**{**stored, **config})
+    runs.start(thread_id, clean, settings.model_dump())
+    first = {"messages": [HumanMessage(clean)]}
+    async for item in _drive(thread_id, clean, settings, first, ask):
         yield item
 
 

@@ -154,6 +154,7 @@ def start(thread_id: str, topic: str, config: dict[str, Any]) -> None:
         db.execute(
             f"INSERT INTO {{runs}} ({_COLUMNS}) VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL, ?, ?)"
             " ON CONFLICT(thread_id) DO UPDATE SET status='running', config=excluded.config,"
+            " topic=excluded.topic,"
             " updated=excluded.updated, pid=excluded.pid, host=excluded.host",
             (thread_id, topic, json.dumps(config), now, now, os.getpid(), this_host()),
         )
@@ -183,6 +184,12 @@ def get(thread_id: str) -> RunRecord | None:
 def recent(limit: int = 20) -> list[RunRecord]:
     rows = _select(f"SELECT {_COLUMNS} FROM {{runs}} ORDER BY updated DESC LIMIT ?", (limit,))
     return [_record(r) for r in rows]
+
+
+def delete(thread_id: str) -> bool:
+    """Remove a run from the history; False when it was not there."""
+    with _database() as db:
+        return bool(db.execute("DELETE FROM {runs} WHERE thread_id=?", (thread_id,)).rowcount)
 
 
 def _select(query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
