@@ -286,3 +286,61 @@ def write_corpus(folder: Path) -> Path:
         encoding="utf-8",
     )
     return folder
+
+
+class UiServer:
+    """`ponder ui` in its own process (so a test can SIGKILL it), over ``data``'s history.
+
+    ``env`` is the operator's environment (PONDER_MODEL, PONDER_OLLAMA_BASE_URL, …); the
+    data and cache folders are the test's own, kept across restarts."""
+
+    def __init__(self, env: dict[str, str], port: int | None = None, python: str = "") -> None:
+        import os
+
+        self.env = {**os.environ, **env}
+        self.python = python or sys.executable
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: Any = None
+
+    def start(self, timeout: float = 30.0) -> UiServer:
+        import subprocess
+
+        import httpx
+
+        command = [self.python, "-m", "ponder", "ui", "--port", str(self.port)]
+        self.proc = subprocess.Popen(command, env=self.env, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"`ponder ui` exited: {self.proc.stderr.read()}")
+            try:
+                httpx.get(self.url + "/static/style.css", timeout=1)
+                return self
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise AssertionError("`ponder ui` did not answer in time")
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self) -> int:
+        import signal
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(20)
+            except Exception:
+                self.proc.kill()
+                raise
+        return int(self.proc.returncode)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

@@ -4,40 +4,15 @@ source's entry. A screenshot of the hover is kept in ``test-output/``."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
 from support import over_corpus
 
 from ponder import research
 from ponder.interfaces.html import render_html
 from ponder.testing import Rig
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 OUTPUT = Path(__file__).resolve().parent.parent / "test-output"
-# As the machine's notes advise for a closed network: no background connections.
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-@pytest.fixture(scope="module")
-def browser():  # type: ignore[no-untyped-def]
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium is not installed at {CHROMIUM}: `make test` installs it.")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield launched
-        launched.close()
 
 
 def test_a_citation_shows_its_passage_on_hover_and_marks_it_on_click(

@@ -41,6 +41,8 @@ Secret = Literal[
     "PONDER_SERVER_TOKEN",  # what `--server` sends as its bearer token
     "PONDER_SERVER_TOKENS",  # a LangGraph Server's users and their tokens
     "PONDER_MCP_TOKEN",  # the token `ponder mcp --http` requires
+    "PONDER_UI_TOKEN",  # the operator's token for `ponder ui` (required off loopback)
+    "PONDER_UI_TOKENS",  # `ponder ui`'s other users and their tokens (user=token,...)
 ]
 
 

@@ -14,7 +14,7 @@ from ponder.errors import EXIT_CODES, ExitCode
 
 EXIT_USAGE = ExitCode.USAGE
 
-COMMANDS = ("research", "index", "doctor", "runs", "resume", "mcp")
+COMMANDS = ("research", "index", "doctor", "runs", "resume", "mcp", "ui")
 SEARCH_CHOICES = SEARCH_NAMES
 MODE_CHOICES = MODES
 PROVIDER_CHOICES = PROVIDERS
@@ -50,7 +50,7 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> Parser:
     parser = Parser(
         prog="ponder",
-        usage='ponder "question" [options]  |  ponder {index,doctor,runs,resume,mcp} ...',
+        usage='ponder "question" [options]  |  ponder {index,doctor,runs,resume,mcp,ui} ...',
         description="Research a question with a local model and write a cited report.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -87,6 +87,10 @@ def build_parser() -> Parser:
     mcp = commands.add_parser("mcp", help="serve ponder to MCP clients (stdio, or --http PORT)")
     mcp.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on this port")
     mcp.add_argument("--host", default="127.0.0.1", help="with --http: where to listen")
+
+    ui = commands.add_parser("ui", help="research in the browser: a local web page")
+    ui.add_argument("--port", type=int, default=8765, help="where to listen (default 8765)")
+    ui.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
 
     resume = commands.add_parser("resume", help="finish an interrupted or paused run")
     resume.add_argument("thread_id", metavar="ID", help="the run id (see `ponder runs`)")

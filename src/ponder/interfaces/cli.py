@@ -69,6 +69,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         "doctor": _doctor,
         "runs": _runs,
         "mcp": _mcp,
+        "ui": _ui,
     }
     return handlers[args.command](args)
 
@@ -103,6 +104,12 @@ def _mcp(args: argparse.Namespace) -> int:
     from ponder.interfaces.mcp_server import serve
 
     return serve(args.http, args.host)
+
+
+def _ui(args: argparse.Namespace) -> int:
+    from ponder.interfaces.ui import serve
+
+    return serve(args.host, args.port)
 
 
 def _runs(args: argparse.Namespace) -> int:

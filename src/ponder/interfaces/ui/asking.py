@@ -1,0 +1,137 @@
+"""The ask form: what it offers, and what a submitted form starts.
+
+The operator (the person at their own machine) may choose any model the server has, any
+search backend and any folder; a caller on a shared UI gets what ``ponder.callers`` allows
+— the operator's model or ``caller_models``, the enabled searches, folders inside the
+document roots — and everything they send is vetted there. Before a run starts, the model
+server is asked for the model, so a server that is down or a model not pulled shows on
+the form within seconds, with what to do, instead of as a run that fails later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ponder.callers import document_roots, enabled_searches, operator_configuration, served_options
+from ponder.choices import SEARCH_NAMES
+from ponder.config import Configuration
+from ponder.errors import ConfigurationError, InvalidInputError, OllamaUnavailableError
+from ponder.interfaces.doctor import ollama_checks
+from ponder.interfaces.ui.access import User
+from ponder.interfaces.ui.folders import allowed_folders
+from ponder.probe import model_server, search_ready
+from ponder.topic import clean_topic
+
+Form = Mapping[str, Any]
+
+
+def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
+    """The form's choices and values: the operator's defaults, or what was just sent."""
+    operator = operator_configuration()
+    searches = list(SEARCH_NAMES) if user.operator else enabled_searches(operator)
+    values: dict[str, Any] = {
+        "topic": "",
+        "mode": operator.mode,
+        "max_loops": operator.max_loops,
+        "model": operator.model,
+        "search": operator.searches,
+        "docs": [str(root) for root in document_roots(operator)],
+    }
+    if submitted is not None:
+        values |= {
+            "topic": str(submitted.get("topic") or ""),
+            "mode": str(submitted.get("mode") or operator.mode),
+            "max_loops": _number(submitted.get("max_loops"), operator.max_loops),
+            "model": str(submitted.get("model") or operator.model),
+            "search": _list(submitted, "search") or operator.searches,
+            "docs": _list(submitted, "docs"),
+        }
+    server = operator.openai_base_url if operator.provider == "openai" else operator.ollama_hosts[0]
+    roots = allowed_folders(user)
+    return {
+        **values,
+        "searches": searches,
+        "roots": roots,
+        "server": server if user.operator else "",
+    }
+
+
+def models_info(user: User) -> dict[str, Any]:
+    """What the model picker shows: the server's models (a caller's allowed ones), or why
+    there are none and what to do."""
+    operator = operator_configuration()
+    url = operator.openai_base_url if operator.provider == "openai" else operator.ollama_hosts[0]
+    try:
+        served = model_server(operator, url)
+    except OllamaUnavailableError as down:
+        return {"ok": False, "models": [], "default": operator.model, "error": str(down)}
+    models = served.models
+    if not user.operator:
+        allowed = {operator.model, *operator.caller_models}
+        models = [m for m in models if m in allowed]
+    checks = ollama_checks(operator)
+    problems = [c.message for c in checks if c.outcome == "fail"]
+    return {
+        "ok": not problems,
+        "kind": served.kind,
+        "models": models,
+        "default": operator.model,
+        "error": problems[0] if problems else None,
+    }
+
+
+def run_options(user: User, submitted: Form) -> tuple[str, dict[str, Any]]:
+    """The question and the run's settings from a submitted form, checked before the run
+    starts; raises a PonderError that says what to change."""
+    topic = clean_topic(str(submitted.get("topic") or ""))
+    values: dict[str, Any] = {
+        "mode": str(submitted.get("mode") or "auto"),
+        "model": str(submitted.get("model") or "").strip() or None,
+        "max_loops": _number(submitted.get("max_loops"), None),
+        "search": _list(submitted, "search") or None,
+        "docs": _list(submitted, "docs") or None,
+    }
+    values = {key: value for key, value in values.items() if value is not None}
+    options = served_options(values) if not user.operator else values
+    settings = Configuration.create(**options)
+    _preflight(settings)
+    return topic, options
+
+
+def _preflight(settings: Configuration) -> None:
+    failed = [check for check in ollama_checks(settings) if check.outcome == "fail"]
+    if failed:
+        raise ConfigurationError(failed[0].message)
+    search_ready(settings)
+    if "local" in settings.searches or "hybrid" in settings.searches:
+        _documents_found(settings)
+
+
+def _documents_found(settings: Configuration) -> None:
+    from ponder.documents import index_status
+
+    if not settings.docs:
+        raise InvalidInputError(
+            "Local search needs documents — tick a folder under 'Your documents', or add one "
+            "on the Documents page."
+        )
+    status = index_status(settings.docs)
+    if status.indexed_files + status.stale_files == 0:
+        raise InvalidInputError(
+            f"No documents found in {', '.join(settings.docs)} — ponder reads text, Markdown, "
+            "HTML, PDF and similar files; add some there or choose another folder."
+        )
+
+
+def _list(form: Form, name: str) -> list[str]:
+    getter = getattr(form, "getlist", None)
+    raw = getter(name) if getter else form.get(name) or []
+    return [
+        str(item).strip() for item in ([raw] if isinstance(raw, str) else raw) if str(item).strip()
+    ]
+
+
+def _number(raw: Any, default: int | None) -> int | None:
+    text = str(raw or "").strip()
+    return int(text) if text.isdigit() else default

@@ -1,0 +1,108 @@
+"""The documents page: the folders a run may read, how each one's index stands, and
+indexing a folder in the background with progress the page polls."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ponder import documents
+from ponder.callers import document_roots, operator_configuration, vet
+from ponder.errors import InvalidInputError, PonderError
+from ponder.interfaces.ui import store
+from ponder.interfaces.ui.access import User
+
+
+def allowed_folders(user: User) -> list[str]:
+    """The operator's document roots; for the operator also the folders indexed here."""
+    roots = [str(root) for root in document_roots(operator_configuration())]
+    extra = [f for f in store.folders() if f not in roots and Path(f).is_dir()]
+    return roots + extra if user.operator else roots
+
+
+def folders_info(user: User) -> list[dict[str, Any]]:
+    """Each allowed folder with its index's figures."""
+    roots = allowed_folders(user)
+    rows = []
+    for root in roots:
+        status = documents.index_status([root])
+        rows.append(
+            {
+                "path": str(root),
+                "files": status.indexed_files,
+                "passages": status.passages,
+                "embedded": status.embedded,
+                "stale": status.stale_files,
+            }
+        )
+    return rows
+
+
+@dataclass
+class Job:
+    owner: str
+    path: str
+    done: int = 0
+    total: int = 0
+    finished: bool = False
+    error: str | None = None
+    result: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def view(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "done": self.done,
+            "total": self.total,
+            "finished": self.finished,
+            "error": self.error,
+            "result": self.result,
+            "warnings": self.warnings[-5:],
+        }
+
+
+class Indexer:
+    """Indexing jobs, one thread each; the page polls a job's figures."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[int, Job] = {}
+        self._ids = itertools.count(1)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def start(self, user: User, path: str) -> int:
+        folder = self._allowed(user, path)
+        job_id = next(self._ids)
+        job = self.jobs[job_id] = Job(user.name, str(folder))
+        if user.operator:
+            store.add_folder(str(folder))
+        task = asyncio.create_task(asyncio.to_thread(self._index, job))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return job_id
+
+    def _allowed(self, user: User, path: str) -> Path:
+        text = path.strip()
+        if not text or "\0" in text:
+            raise InvalidInputError("Give the folder to index, e.g. /home/you/notes.")
+        if not user.operator:
+            text = vet({"docs": [text]})["docs"][0]  # inside the operator's roots, or refused
+        folder = Path(text).expanduser().resolve()
+        if not folder.is_dir():
+            raise InvalidInputError(f"There is no folder at {folder} — check the path.")
+        return folder
+
+    @staticmethod
+    def _index(job: Job) -> None:
+        def progress(done: int, total: int) -> None:
+            job.done, job.total = done, total
+
+        try:
+            stats = documents.index([job.path], progress=progress, warn=job.warnings.append)
+            job.result = {k: v for k, v in vars(stats).items() if isinstance(v, int | float | str)}
+        except PonderError as exc:
+            job.error = str(exc)
+        finally:
+            job.finished = True

@@ -1,0 +1,174 @@
+"""The UI's runs: owned by the server, not by a tab.
+
+Each run is an asyncio task in the server's loop. Everything it reports is appended to the
+run's numbered event log, which every open tab follows: a tab that connects (or reconnects
+with ``Last-Event-ID``) gets the events after the last one it saw, then the live ones, so a
+reload shows no gap and no duplicate. The log is also written to the UI's store, so a run's
+page replays after the server restarts. Stop cancels the task (the run's checkpoint keeps
+every finished step, and Resume goes on from it); a clarifying question ends the task as
+``waiting`` until the page's answer resumes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ponder import api
+from ponder.errors import ClarificationNeeded, PonderError
+from ponder.events import ProgressEvent
+from ponder.interfaces.ui import store
+from ponder.report import Report
+
+FLUSH_SECONDS = 0.5  # how often new events are written to the store
+
+
+@dataclass
+class Run:
+    """One run's log, live or loaded from the store."""
+
+    thread_id: str
+    events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    task: asyncio.Task[None] | None = None
+    unsaved: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def live(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    @property
+    def next_seq(self) -> int:
+        return self.events[-1][0] + 1 if self.events else 1
+
+    def add(self, event: dict[str, Any]) -> None:
+        entry = (self.next_seq, {**event, "at": round(time.time(), 4)})  # when the server had it
+        self.events.append(entry)
+        self.unsaved.append(entry)
+        self.notify()
+
+    def notify(self) -> None:
+        """Wake every follower (each keeps its own place by seq)."""
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+
+class RunManager:
+    """Starts, follows, stops and resumes the UI's runs."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, Run] = {}
+        self._flusher: asyncio.Task[None] | None = None
+
+    async def close(self) -> None:
+        """Stop every live run (each is kept as interrupted, resumable) and save the logs."""
+        for run in self._runs.values():
+            if run.task is not None and not run.task.done():
+                run.task.cancel()
+        tasks = [run.task for run in self._runs.values() if run.task is not None]
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._flusher is not None:
+            self._flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._flusher
+        await self.flush()
+
+    def run(self, thread_id: str) -> Run:
+        if thread_id not in self._runs:
+            self._runs[thread_id] = Run(thread_id, events=store.events(thread_id))
+        return self._runs[thread_id]
+
+    def is_live(self, thread_id: str) -> bool:
+        run = self._runs.get(thread_id)
+        return run is not None and run.live
+
+    def start(self, topic: str, options: dict[str, Any], owner: str) -> str:
+        thread_id = api.new_thread_id()
+        store.set_owner(thread_id, owner)
+        self._launch(thread_id, api.stream(topic, thread_id=thread_id, **options))
+        return thread_id
+
+    def resume(self, thread_id: str, answer: str | None = None) -> None:
+        self._launch(thread_id, api.stream_resume(thread_id, answer))
+
+    def follow_up(self, thread_id: str, question: str) -> None:
+        self._launch(thread_id, api.stream_followup(thread_id, question))
+
+    def stop(self, thread_id: str) -> bool:
+        run = self._runs.get(thread_id)
+        if run is None or not run.live:
+            return False
+        assert run.task is not None
+        run.task.cancel()
+        return True
+
+    def forget(self, thread_id: str) -> None:
+        self._runs.pop(thread_id, None)
+        store.forget(thread_id)
+
+    async def follow(
+        self, thread_id: str, after: int = 0
+    ) -> AsyncIterator[tuple[int, dict[str, Any]]]:
+        """The run's events after ``after``, then live ones until the run ends."""
+        run = self.run(thread_id)
+        while True:
+            waiting = run.changed
+            for seq, event in run.events:
+                if seq > after:
+                    yield seq, event
+                    after = seq
+            if not run.live:
+                return
+            await waiting.wait()
+
+    def _launch(self, thread_id: str, items: AsyncIterator[ProgressEvent | Report]) -> None:
+        run = self.run(thread_id)
+        if run.live:
+            raise _already_running(thread_id)
+        run.add({"kind": "status", "status": "running"})
+        run.task = asyncio.create_task(self._drive(run, items), name=f"ponder-run-{thread_id}")
+        run.task.add_done_callback(lambda _task: run.notify())  # followers see that it ended
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush_often())
+
+    async def _drive(self, run: Run, items: AsyncIterator[ProgressEvent | Report]) -> None:
+        try:
+            async for item in items:
+                if isinstance(item, Report):
+                    run.add({"kind": "status", "status": "done", "stats": item.stats.model_dump()})
+                else:
+                    run.add(item.model_dump())
+        except ClarificationNeeded as exc:
+            run.add({"kind": "status", "status": "waiting", "question": exc.question})
+        except asyncio.CancelledError:
+            run.add({"kind": "status", "status": "interrupted", "message": "stopped"})
+            raise
+        except PonderError as exc:  # the run's own clear message: what went wrong, what to do
+            run.add({"kind": "status", "status": "failed", "message": str(exc)})
+        except Exception as exc:  # a bug: the page says so, and the server's log has it
+            message = f"ponder hit a bug ({type(exc).__name__}: {exc}) — please report it."
+            run.add({"kind": "status", "status": "failed", "message": message})
+            raise
+        finally:
+            await self.flush()
+
+    async def flush(self) -> None:
+        for run in list(self._runs.values()):
+            if run.unsaved:
+                batch, run.unsaved = run.unsaved, []
+                await asyncio.to_thread(store.append_events, run.thread_id, batch)
+
+    async def _flush_often(self) -> None:
+        while any(run.live for run in self._runs.values()):
+            await asyncio.sleep(FLUSH_SECONDS)
+            await self.flush()
+
+
+def _already_running(thread_id: str) -> PonderError:
+    from ponder.errors import InvalidInputError
+
+    return InvalidInputError(f"Run '{thread_id}' is already running — wait for it or stop it.")

@@ -1,0 +1,258 @@
+"""The UI's pages, rendered on the server: each is whole without JavaScript (the script
+only adds what is live — progress, the model list, the indexing bar). Everything that came
+from a user, a model or a web page goes through ``html.escape``."""
+
+from __future__ import annotations
+
+import time
+from html import escape
+from typing import Any
+
+from ponder.choices import Mode
+from ponder.interfaces.html import report_body
+from ponder.report import Report
+from ponder.topic import MAX_TOPIC_CHARS
+
+MODES: dict[Mode, str] = {
+    "auto": "Auto — a focused question takes the loop, a broad topic the deep pipeline",
+    "loop": "Loop — search, read, reflect, repeat",
+    "deep": "Deep — a brief, a supervisor and researchers side by side",
+}
+STATUS_WORDS = {
+    "running": "running",
+    "waiting": "waiting for your answer",
+    "done": "done",
+    "interrupted": "interrupted",
+    "failed": "failed",
+}
+
+
+def layout(title: str, body: str, *, page: str = "") -> str:
+    nav = "".join(
+        f'<a href="{href}"{" aria-current=page" if page == name else ""}>{name}</a>'
+        for name, href in (("Ask", "/"), ("History", "/runs"), ("Documents", "/documents"))
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(title)} · ponder</title>\n"
+        '<link rel="icon" href="data:,">\n'
+        '<link rel="stylesheet" href="/report.css">\n'
+        '<link rel="stylesheet" href="/static/style.css">\n'
+        '<script src="/static/app.js" defer></script>\n</head>\n<body>\n'
+        '<a class="skip" href="#main">Skip to content</a>\n'
+        f'<header class="bar"><a class="brand" href="/">ponder</a>'
+        f'<nav aria-label="Main">{nav}</nav></header>\n'
+        f'<main id="main">\n{body}\n</main>\n</body>\n</html>\n'
+    )
+
+
+def ask_page(form: dict[str, Any], error: str | None, recent: list[Any]) -> str:
+    body = (
+        "<h1>Ask</h1>\n"
+        + (f'<p class="error" role="alert">{escape(error)}</p>\n' if error else "")
+        + ask_form(form)
+        + "<h2>Recent runs</h2>\n"
+        + run_list(recent[:8], empty="No runs yet: ask something above.")
+    )
+    return layout("Ask", body, page="Ask")
+
+
+def ask_form(form: dict[str, Any]) -> str:
+    topic = escape(form.get("topic") or "")
+    modes = "".join(
+        f'<label class="choice"><input type="radio" name="mode" value="{mode}"'
+        f"{' checked' if form['mode'] == mode else ''}> {escape(words)}</label>"
+        for mode, words in MODES.items()
+    )
+    searches = "".join(
+        f'<label class="choice"><input type="checkbox" name="search" value="{escape(name)}"'
+        f"{' checked' if name in form['search'] else ''}> {escape(name)}</label>"
+        for name in form["searches"]
+    )
+    docs = "".join(
+        f'<label class="choice"><input type="checkbox" name="docs" value="{escape(root)}"'
+        f"{' checked' if root in form['docs'] else ''}> <code>{escape(root)}</code></label>"
+        for root in form["roots"]
+    )
+    documents = (
+        f"<fieldset><legend>Your documents</legend>{docs}</fieldset>"
+        if docs
+        else '<p class="hint">No document folders yet — see <a href="/documents">Documents</a>.</p>'
+    )
+    model = escape(form["model"])
+    return f"""<form method="post" action="/runs" class="ask" id="ask">
+<label for="topic">Question</label>
+<textarea id="topic" name="topic" rows="3" required maxlength="{MAX_TOPIC_CHARS}"
+ placeholder="What do you want to know?">{topic}</textarea>
+<fieldset><legend>Depth</legend>{modes}
+<label class="rounds">Rounds <input type="number" name="max_loops" min="1" max="20"
+ value="{int(form["max_loops"])}"></label></fieldset>
+<div class="model"><label for="model">Model</label>
+<select id="model" name="model"><option value="{model}" selected>{model}</option></select>
+<span id="model-health" class="health" role="status" data-model-server="{escape(form["server"])}">
+</span></div>
+<fieldset><legend>Search</legend>{searches}</fieldset>
+{documents}
+<button type="submit">Research</button>
+</form>
+"""
+
+
+def run_list(records: list[Any], *, empty: str, deletable: bool = False) -> str:
+    if not records:
+        return f'<p class="hint">{escape(empty)}</p>\n'
+    items = []
+    for record in records:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created))
+        delete = (
+            f'<form method="post" action="/runs/{escape(record.thread_id)}/delete" class="inline">'
+            f'<button type="submit" class="quiet" aria-label="Delete run: {escape(record.topic)}">'
+            "Delete</button></form>"
+            if deletable
+            else ""
+        )
+        items.append(
+            f'<li><a href="/runs/{escape(record.thread_id)}">{escape(record.topic)}</a> '
+            f'<span class="status status-{escape(record.status)}">{escape(record.status)}</span> '
+            f'<span class="when">{when}</span>{delete}</li>'
+        )
+    return '<ul class="runs">\n' + "\n".join(items) + "\n</ul>\n"
+
+
+def history_page(records: list[Any], query: str) -> str:
+    body = (
+        "<h1>History</h1>\n"
+        '<form method="get" action="/runs" class="search" role="search">'
+        '<label for="q">Search the runs</label>'
+        f'<input id="q" name="q" type="search" value="{escape(query)}">'
+        '<button type="submit">Search</button></form>\n'
+        + run_list(records, empty="No run matches." if query else "No runs yet.", deletable=True)
+    )
+    return layout("History", body, page="History")
+
+
+def run_page(record: Any, report: Report | None, live: bool) -> str:
+    thread = escape(record.thread_id)
+    status = "running" if live else record.status
+    message = (
+        f'<p class="error" role="alert" id="message">{escape(record.message)}</p>'
+        if record.message and status in ("failed", "interrupted")
+        else '<p class="error" role="alert" id="message" hidden></p>'
+    )
+    question = record.message if status == "waiting" else ""
+    written = report_body(report) if report is not None and status == "done" else ""
+    word = STATUS_WORDS.get(status, status)
+    asking = "" if question else " hidden"
+    return layout(
+        record.topic,
+        f"""<div class="run" data-run="{thread}" data-live="{int(live)}">
+<h1 id="topic">{escape(record.topic)}</h1>
+<p class="meta"><span id="status" class="status status-{escape(status)}">{escape(word)}</span>
+ · run <code>{thread}</code>{_cost(report if status == "done" else None)}</p>
+{message}
+{_controls(thread, status)}
+<form method="post" action="/runs/{thread}/answer" id="clarify" class="clarify"{asking}>
+<label for="answer" id="question">{escape(question or "")}</label>
+<textarea id="answer" name="answer" rows="2" required></textarea>
+<button type="submit">Answer and continue</button></form>
+<details id="live" class="live"{" open" if status != "done" else ""}>
+<summary>How it was researched</summary>
+<p id="headline" role="status" aria-live="polite"></p>
+<div id="researchers" class="researchers"></div>
+<ol id="timeline" class="timeline"></ol>
+<div id="draft" class="draft" hidden><h2>Writing the report</h2><pre id="draft-text"></pre></div>
+</details>
+<article id="report" class="report">{written}</article>
+{_follow_up(thread, shown=status == "done")}
+</div>""",
+    )
+
+
+def _cost(report: Report | None) -> str:
+    if report is None:
+        return '<span id="cost"></span>'
+    stats = report.stats
+    tokens = stats.prompt_tokens + stats.completion_tokens
+    return (
+        f'<span id="cost"> · {stats.wall_seconds:.0f} s · {stats.llm_calls} model calls · '
+        f"{tokens:,} tokens · {stats.rounds} round(s)</span>"
+    )
+
+
+def _controls(thread: str, status: str) -> str:
+    buttons = [
+        _button(thread, "stop", "Stop", shown=status == "running"),
+        _button(thread, "resume", "Resume", shown=status in ("interrupted", "failed")),
+        _button(thread, "delete", "Delete", quiet=True),
+    ]
+    exports = " ".join(
+        f'<a href="/runs/{thread}/export.{kind}" download>{label}</a>'
+        for kind, label in (("md", "Markdown"), ("html", "HTML"), ("json", "JSON trail"))
+    )
+    shown = "" if status == "done" else " hidden"
+    return (
+        f'<div class="controls">{"".join(buttons)}'
+        f'<span class="exports" id="exports"{shown}>Export: {exports}</span></div>'
+    )
+
+
+def _button(
+    thread: str, action: str, label: str, *, quiet: bool = False, shown: bool = True
+) -> str:
+    style = ' class="quiet"' if quiet else ""
+    hidden = "" if shown else " hidden"
+    return (
+        f'<form method="post" action="/runs/{thread}/{action}" class="inline" '
+        f'data-action="{action}"{hidden}><button type="submit"{style}>{label}</button></form>'
+    )
+
+
+def _follow_up(thread: str, *, shown: bool) -> str:
+    return (
+        f'<form method="post" action="/runs/{thread}/follow-up" class="follow-up" id="follow"'
+        f"{'' if shown else ' hidden'}>"
+        '<label for="follow-up">Ask a follow-up (it builds on what this run found)</label>'
+        f'<textarea id="follow-up" name="topic" rows="2" required maxlength="{MAX_TOPIC_CHARS}">'
+        '</textarea><button type="submit">Ask</button></form>'
+    )
+
+
+def documents_page(folders: list[dict[str, Any]], may_add: bool, error: str | None) -> str:
+    rows = "".join(
+        f"<tr><th scope=row><code>{escape(f['path'])}</code></th><td>{f['files']}</td>"
+        f"<td>{f['passages']}</td><td>{f['embedded']}</td><td>{f['stale']}</td>"
+        f'<td><button type="button" class="index" data-path="{escape(f["path"])}">'
+        "Index</button></td></tr>"
+        for f in folders
+    )
+    table = (
+        '<table class="folders"><caption>Folders the research may read</caption>'
+        "<thead><tr><th scope=col>Folder</th><th scope=col>Files</th><th scope=col>Passages</th>"
+        "<th scope=col>Embedded</th><th scope=col>Changed since</th><th scope=col></th></tr>"
+        f"</thead><tbody>{rows}</tbody></table>"
+        if folders
+        else '<p class="hint">No document folders are set (PONDER_DOCS or PONDER_DOCS_ROOTS).</p>'
+    )
+    add = (
+        '<form method="post" action="/documents" class="add-folder" id="add-folder">'
+        '<label for="path">Index a folder</label>'
+        '<input id="path" name="path" required placeholder="/home/you/notes">'
+        '<button type="submit">Index</button></form>'
+        if may_add
+        else ""
+    )
+    body = (
+        "<h1>Documents</h1>\n"
+        + (f'<p class="error" role="alert">{escape(error)}</p>' if error else "")
+        + table
+        + add
+        + '<div class="indexing"><progress id="index-progress" max="1" value="0" hidden></progress>'
+        '<p id="index-status" role="status" aria-live="polite"></p></div>'
+    )
+    return layout("Documents", body, page="Documents")
+
+
+def message_page(title: str, text: str, status_link: str = "/") -> str:
+    body = f'<h1>{escape(title)}</h1><p class="error" role="alert">{escape(text)}</p>'
+    return layout(title, body + f'<p><a href="{escape(status_link)}">Back</a></p>')

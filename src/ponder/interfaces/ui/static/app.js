@@ -1,0 +1,261 @@
+// ponder ui: the live parts of the pages. Every page works without this script; it adds
+// the model list, a run's live progress (server-sent events, replayed from the start or
+// from Last-Event-ID, so a reload shows no gap and no duplicate) and indexing progress.
+"use strict";
+
+const PHASES = {
+  generate_query: "planning searches", web_research: "searching",
+  summarize_sources: "reading and summarising", reflect: "reflecting",
+  finalize_summary: "writing the report", clarify_with_user: "checking the question",
+  ask_user: "waiting for your answer", write_research_brief: "writing the research brief",
+  supervisor: "planning sub-topics", researcher: "researching sub-topics",
+  final_report: "writing the report",
+};
+const STATUS_WORDS = {
+  running: "running", waiting: "waiting for your answer", done: "done",
+  interrupted: "interrupted", failed: "failed",
+};
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+// -- the ask form: the models the server really has ---------------------------------------
+async function loadModels() {
+  const select = document.getElementById("model");
+  const health = document.getElementById("model-health");
+  if (!select || !health) return;
+  health.textContent = "asking the model server…";
+  try {
+    const response = await fetch("/api/models", { headers: { accept: "application/json" } });
+    const info = await response.json();
+    const chosen = select.value;
+    if (info.models.length) {
+      select.replaceChildren(...info.models.map((name) => el("option", { value: name }, name)));
+      select.value = info.models.includes(chosen) ? chosen : info.models[0];
+    }
+    health.className = "health " + (info.ok ? "ok" : "bad");
+    health.textContent = info.ok
+      ? `${info.kind}: ${info.models.length} model(s)`
+      : info.error;
+  } catch (error) {
+    health.className = "health bad";
+    health.textContent = "The UI server did not answer — is `ponder ui` still running?";
+  }
+}
+
+// -- a run's page --------------------------------------------------------------------------
+class RunView {
+  constructor(root) {
+    this.root = root;
+    this.id = root.dataset.run;
+    this.last = 0;
+    this.state = { phase: "starting", round: 0, max: 0, sources: 0, tokens: 0 };
+    this.started = Date.now();
+    this.timeline = document.getElementById("timeline");
+    this.researchers = document.getElementById("researchers");
+    this.draft = document.getElementById("draft");
+    this.draftText = document.getElementById("draft-text");
+    this.headline = document.getElementById("headline");
+    this.live = document.getElementById("live");
+  }
+
+  connect() {
+    const source = new EventSource(`/runs/${encodeURIComponent(this.id)}/events`);
+    this.source = source;
+    source.addEventListener("progress", (message) => {
+      const seq = Number(message.lastEventId);
+      if (seq <= this.last) return; // already shown: a replay overlaps what we have
+      this.last = seq;
+      this.apply(seq, JSON.parse(message.data));
+    });
+    source.addEventListener("end", (message) => {
+      source.close();
+      const ended = JSON.parse(message.data);
+      const shown = document.getElementById("status").className;
+      // A run killed with the server last logged "running": say how it really stands.
+      if (ended.status !== "done" && !shown.endsWith(`status-${ended.status}`)) this.status(ended);
+    });
+  }
+
+  item(seq, className, ...children) {
+    const li = el("li", { class: className, "data-seq": String(seq) }, ...children);
+    this.timeline.append(li);
+    return li;
+  }
+
+  apply(seq, event) {
+    const data = event.data || {};
+    const where = (event.path || []).includes("researcher") ? "researcher · " : "";
+    switch (event.kind) {
+      case "status": this.status(event); break;
+      case "node_start":
+        this.state.phase = PHASES[event.node] || event.node.replaceAll("_", " ");
+        break;
+      case "node_end": this.state.tokens += Number(data.tokens || 0); break;
+      case "round_start": {
+        this.state.round = Number(data.round || 0);
+        this.state.max = Number(data.max_rounds || 0);
+        const queries = el("ul", { class: "queries" },
+          ...(data.queries || []).map((q) => el("li", {}, String(q))));
+        this.item(seq, "round", el("strong", {}, `${where}Round ${data.round}`), queries);
+        break;
+      }
+      case "source":
+        if (data.failed) {
+          this.item(seq, "source failed", `Could not read ${data.url}: ${data.failed}`);
+        } else {
+          this.item(seq, "source", el("span", { class: "num" }, `[${data.number}]`), " ",
+            String(data.title || data.url), " ", el("span", { class: "url" }, String(data.url)));
+        }
+        break;
+      case "sources": this.state.sources = Math.max(this.state.sources, Number(data.total || 0)); break;
+      case "reflection": {
+        const verdict = data.sufficient ? "enough to write" : "not enough yet";
+        const gap = data.gap ? ` — next: ${data.gap}` : "";
+        this.item(seq, "reflection", el("strong", {}, `${where}Reflection: `), verdict + gap);
+        break;
+      }
+      case "overruled": this.item(seq, "note", "The reflection was overruled: the findings so far are too thin."); break;
+      case "warning": this.item(seq, "warning", String(data.message || "")); break;
+      case "handoff":
+        this.item(seq, "handoff", el("strong", {}, "Handed to the deep pipeline"),
+          ` with ${data.sources || 0} source(s) already read`);
+        break;
+      case "supervisor":
+        this.item(seq, "supervisor", el("strong", {}, `Supervisor round ${data.round}: `),
+          (data.subtopics || []).join(" · "));
+        break;
+      case "researcher": this.researcher(String(data.topic || ""), String(data.status || "")); break;
+      case "token":
+        this.draft.hidden = false;
+        this.draftText.append(String(data.text || ""));
+        break;
+      case "discarded":
+        this.draftText.textContent = "";
+        this.item(seq, "note", `Draft discarded: ${data.reason || "unusable"}`);
+        break;
+      case "cut":
+        this.draftText.textContent = this.draftText.textContent.slice(0, Number(data.keep || 0));
+        this.item(seq, "note", `Draft cut: ${data.reason || "it degenerated"}`);
+        break;
+      case "report":
+        this.item(seq, "done", `Report written: ${data.cited || 0} source(s) cited`);
+        break;
+      default: break;
+    }
+    this.showHeadline();
+  }
+
+  researcher(topic, status) {
+    let card = [...this.researchers.children].find((c) => c.dataset.topic === topic);
+    if (!card) {
+      card = el("div", { class: "researcher", "data-topic": topic }, el("p", {}, topic), el("span", {}));
+      this.researchers.append(card);
+    }
+    card.dataset.status = status;
+    card.lastChild.textContent = status;
+  }
+
+  showHeadline() {
+    const s = this.state;
+    const parts = [s.phase];
+    if (s.round) parts.push(`round ${s.round} of ${s.max || "?"}`);
+    parts.push(`${s.sources} source${s.sources === 1 ? "" : "s"}`, `${s.tokens.toLocaleString()} tokens`);
+    this.headline.textContent = parts.join(" · ");
+  }
+
+  status(event) {
+    const status = event.status;
+    const badge = document.getElementById("status");
+    badge.textContent = STATUS_WORDS[status] || status;
+    badge.className = `status status-${status}`;
+    this.state.phase = status === "running" ? "starting" : STATUS_WORDS[status] || status;
+    for (const form of document.querySelectorAll("form[data-action]")) {
+      const action = form.dataset.action;
+      if (action === "stop") form.hidden = status !== "running";
+      if (action === "resume") form.hidden = !["interrupted", "failed"].includes(status);
+    }
+    const message = document.getElementById("message");
+    message.hidden = !event.message;
+    message.textContent = event.message || "";
+    const clarify = document.getElementById("clarify");
+    clarify.hidden = status !== "waiting";
+    if (status === "waiting") {
+      document.getElementById("question").textContent = event.question || "";
+      document.getElementById("answer").focus();
+    }
+    if (status === "running") {
+      this.turn = (this.turn || 0) + 1; // a resume or a follow-up: a report fetched before is stale
+      this.draftText.textContent = "";
+      this.live.hidden = false;
+      this.live.open = true;
+    }
+    document.getElementById("follow").hidden = status !== "done";
+    if (status === "done") this.finished(event.stats || {});
+  }
+
+  async finished(stats) {
+    const turn = this.turn;
+    const response = await fetch(`/runs/${encodeURIComponent(this.id)}/report`);
+    if (response.status !== 200 || turn !== this.turn) return;
+    document.getElementById("report").innerHTML = await response.text(); // rendered and escaped by the server
+    this.draft.hidden = true;
+    this.live.open = false;
+    document.getElementById("exports").hidden = false;
+    const tokens = Number(stats.prompt_tokens || 0) + Number(stats.completion_tokens || 0);
+    document.getElementById("cost").textContent =
+      ` · ${Math.round(stats.wall_seconds || 0)} s · ${stats.llm_calls || 0} model calls · ` +
+      `${tokens.toLocaleString()} tokens · ${stats.rounds || 0} round(s)`;
+  }
+}
+
+// -- documents: index a folder with a progress bar -----------------------------------------
+async function indexFolder(path) {
+  const bar = document.getElementById("index-progress");
+  const said = document.getElementById("index-status");
+  const body = new URLSearchParams({ path });
+  const response = await fetch("/documents", { method: "POST", body, headers: { accept: "application/json" } });
+  const answer = await response.json();
+  if (answer.error) { said.textContent = answer.error; said.className = "error"; return; }
+  bar.hidden = false;
+  said.className = "";
+  said.textContent = `Indexing ${path}…`;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const job = await (await fetch(`/documents/jobs/${answer.job}`)).json();
+    bar.max = Math.max(job.total, 1);
+    bar.value = job.done;
+    said.textContent = `Indexing ${job.path}: ${job.done} of ${job.total || "?"} files`;
+    if (job.finished) {
+      said.textContent = job.error
+        ? job.error
+        : `Indexed ${job.path}: ${job.result.files} files, ${job.result.passages} passages.`;
+      if (!job.error) setTimeout(() => window.location.reload(), 1200);
+      return;
+    }
+  }
+}
+
+function wireDocuments() {
+  for (const button of document.querySelectorAll("button.index")) {
+    button.addEventListener("click", () => indexFolder(button.dataset.path));
+  }
+  const form = document.getElementById("add-folder");
+  if (form) {
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      indexFolder(form.elements.path.value);
+    });
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  loadModels();
+  wireDocuments();
+  const run = document.querySelector(".run[data-run]");
+  if (run) new RunView(run).connect();
+});

@@ -1,0 +1,152 @@
+"""Who may use `ponder ui` and what each user sees: the app in-process, through Starlette's
+test client (a real HTTP client over ASGI), with the scripted model behind it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from ponder import research
+from ponder.interfaces.cli import main
+from ponder.interfaces.ui.app import create_app
+from ponder.testing import Rig
+
+HOST, PORT = "127.0.0.1", 8765
+BASE = f"http://{HOST}:{PORT}"
+
+
+@pytest.fixture
+def operator_env(rig: Rig, corpus: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PONDER_MODEL", "scripted")
+    monkeypatch.setenv("PONDER_OLLAMA_BASE_URL", rig.url)
+    monkeypatch.setenv("PONDER_SEARCH", "local")
+    monkeypatch.setenv("PONDER_DOCS_ROOTS", str(corpus))
+    monkeypatch.setenv("PONDER_MAX_LOOPS", "1")
+    return corpus
+
+
+def client(host: str = HOST, **headers: str) -> TestClient:
+    return TestClient(
+        create_app(host, PORT), base_url=BASE, headers=headers, follow_redirects=False
+    )
+
+
+@pytest.fixture
+def users(monkeypatch: pytest.MonkeyPatch, operator_env: Path) -> Iterator[dict[str, TestClient]]:
+    monkeypatch.setenv("PONDER_UI_TOKEN", "op-secret")
+    monkeypatch.setenv("PONDER_UI_TOKENS", "alice=alice-secret,bob=bob-secret")
+    app = create_app("0.0.0.0", PORT)
+    with TestClient(app, base_url=BASE, follow_redirects=False) as shared:
+        yield {
+            name: _as(shared, token)
+            for name, token in (
+                ("op", "op-secret"),
+                ("alice", "alice-secret"),
+                ("bob", "bob-secret"),
+            )
+        }
+
+
+class _as:
+    """One user's requests on the shared app (their token as a bearer)."""
+
+    def __init__(self, shared: TestClient, token: str) -> None:
+        self.shared, self.headers = shared, {"authorization": f"Bearer {token}"}
+
+    def get(self, path: str, **kw: Any) -> Any:
+        return self.shared.get(path, headers=self.headers, **kw)
+
+    def post(self, path: str, **kw: Any) -> Any:
+        return self.shared.post(path, headers=self.headers, **kw)
+
+
+def finished(user: _as, thread_path: str, timeout: float = 30) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        log = user.get(f"{thread_path}/log").json()
+        if log and log[-1]["kind"] == "status" and log[-1]["status"] != "running":
+            return log  # type: ignore[no-any-return]
+        time.sleep(0.1)
+    raise AssertionError("the run did not finish")
+
+
+def test_off_loopback_it_refuses_to_start_without_a_token(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["ui", "--host", "0.0.0.0", "--port", "8799"])
+    assert code != 0
+    said = capsys.readouterr().err
+    assert "PONDER_UI_TOKEN" in said and "127.0.0.1" in said
+
+
+def test_a_busy_port_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert main(["ui", "--port", str(port)]) != 0
+    assert "--port" in capsys.readouterr().err
+
+
+def test_another_site_cannot_reach_it_through_dns_rebinding_or_a_form(operator_env: Path) -> None:
+    with client() as ui:
+        assert ui.get("/").status_code == 200
+        assert ui.get("/", headers={"host": "evil.example:8765"}).status_code == 400
+        attack = ui.post("/runs", data={"topic": "x"}, headers={"origin": "http://evil.example"})
+        assert attack.status_code == 403
+        page = ui.get("/")
+        assert "default-src 'self'" in page.headers["content-security-policy"]
+
+
+def test_with_tokens_set_a_request_without_one_is_refused_and_the_link_sets_a_cookie(
+    users: dict[str, Any],
+) -> None:
+    shared = users["op"].shared
+    assert shared.get("/").status_code == 401
+    assert shared.get("/", headers={"authorization": "Bearer wrong"}).status_code == 401
+    link = shared.get("/?token=alice-secret")
+    assert link.status_code == 303 and link.headers["location"] == "/"
+    cookie = link.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert shared.get("/", cookies={"ponder_ui": "alice-secret"}).status_code == 200
+
+
+def test_each_user_sees_only_their_own_runs_and_the_operator_sees_all(
+    users: dict[str, Any], operator_env: Path
+) -> None:
+    alice, bob, op = users["alice"], users["bob"], users["op"]
+    started = alice.post("/runs", data={"topic": "How do tides work?", "mode": "loop"})
+    assert started.status_code == 303, started.text
+    path = started.headers["location"]
+    assert finished(alice, path)[-1]["status"] == "done"
+    research("Why two tides a day?", model="scripted", docs=[str(operator_env)], max_loops=1)
+    assert alice.get(path).status_code == 200
+    assert "How do tides work?" in alice.get("/runs").text
+    for denied in (path, f"{path}/log", f"{path}/export.json", f"{path}/events"):
+        assert bob.get(denied).status_code == 404, denied
+    assert bob.post(f"{path}/delete").status_code == 404
+    assert "How do tides work?" not in bob.get("/runs").text
+    assert "Why two tides a day?" not in alice.get("/runs").text, "a CLI run is the operator's"
+    everything = op.get("/runs").text
+    assert "How do tides work?" in everything and "Why two tides a day?" in everything
+
+
+def test_a_caller_sets_only_what_the_operator_allows(
+    users: dict[str, Any], operator_env: Path, tmp_path: Path
+) -> None:
+    alice = users["alice"]
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    refused = alice.post("/runs", data={"topic": "Tides", "docs": str(outside), "search": "local"})
+    assert refused.status_code == 400 and "refused" in refused.text
+    other_model = alice.post("/runs", data={"topic": "Tides", "model": "llama3:70b"})
+    assert other_model.status_code == 400 and "model" in other_model.text
+    assert alice.get("/api/models").json()["models"] == ["scripted"]
+    assert alice.post("/documents", data={"path": str(outside)}).status_code == 400

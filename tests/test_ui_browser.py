@@ -1,0 +1,372 @@
+"""`ponder ui` in a real browser (Debian's Chromium, driven by Playwright) against the UI
+server in its own process: ask, watch the rounds and sources arrive, read the checked
+report and open a citation's evidence; reload mid-run, stop, kill the server and resume,
+answer a clarifying question, find a CLI run in the history, see the model server down.
+
+Every request the page makes is recorded: one that leaves loopback fails the test. Each
+state's screenshot is kept in ``test-output/`` (ui-*.png).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+from support import UiServer, ask_once, free_port, tiny_settings
+
+from ponder.interfaces.ui.manager import FLUSH_SECONDS
+from ponder.testing import Rig, ScriptedBackend
+
+OUTPUT = Path(__file__).resolve().parent.parent / "test-output"
+WAIT = 20_000  # ms: a scripted run takes a few seconds; a failure should not take minutes
+
+
+def operator_env(rig: Rig, corpus: Path, tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {
+        "PONDER_DATA_DIR": str(tmp_path / "data"),
+        "PONDER_CACHE_DIR": str(tmp_path / "cache"),
+        "PONDER_MODEL": rig.models[0],
+        "PONDER_OLLAMA_BASE_URL": rig.url,
+        "PONDER_SEARCH": "local",
+        "PONDER_DOCS": str(corpus),
+        "PONDER_MAX_LOOPS": "2",
+        **extra,
+    }
+
+
+@pytest.fixture
+def ui(rig: Rig, corpus: Path, tmp_path: Path) -> Iterator[UiServer]:
+    server = UiServer(operator_env(rig, corpus, tmp_path)).start()
+    yield server
+    if server.proc.poll() is None:
+        assert server.stop() == 0, "`ponder ui` exits cleanly on Ctrl-C"
+
+
+class Page:
+    """A browser tab that fails its test on any request off loopback."""
+
+    def __init__(self, browser: Any, server: UiServer, width: int = 1280, **context: Any) -> None:
+        self.server = server
+        self.context = browser.new_context(viewport={"width": width, "height": 900}, **context)
+        self.elsewhere: list[str] = []
+        self.context.on("request", self._check)
+        self.page = self.context.new_page()
+
+    def _check(self, request: Any) -> None:
+        host = urlsplit(request.url).hostname
+        if host not in ("127.0.0.1", "localhost"):
+            self.elsewhere.append(request.url)
+
+    def go(self, path: str) -> Any:
+        self.page.goto(self.server.url + path)
+        return self.page
+
+    def shot(self, name: str, full: bool = True) -> None:
+        OUTPUT.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(OUTPUT / f"ui-{name}.png"), full_page=full)
+
+    def close(self) -> None:
+        self.context.close()
+        assert not self.elsewhere, f"the page reached beyond loopback: {self.elsewhere}"
+
+
+def ask(tab: Page, question: str, mode: str = "loop") -> Any:
+    page = tab.go("/")
+    page.fill("#topic", question)
+    page.check(f"input[name=mode][value={mode}]")
+    page.click("form.ask button[type=submit]")
+    page.wait_for_url("**/runs/*")
+    return page
+
+
+def wait_status(page: Any, status: str) -> None:
+    page.wait_for_selector(f"#status.status-{status}", timeout=WAIT)
+
+
+def log_of(server: UiServer, page: Any) -> list[dict[str, Any]]:
+    path = urlsplit(page.url).path
+    return httpx.get(f"{server.url}{path}/log", timeout=10).json()  # type: ignore[no-any-return]
+
+
+def test_ask_watch_it_think_and_open_a_citations_evidence(
+    scripted: ScriptedBackend, ui: UiServer, browser: Any
+) -> None:
+    scripted.delay = 0.25  # slow enough to see the run work
+    tab = Page(browser, ui)
+    page = tab.go("/")
+    page.wait_for_selector("#model-health.ok", timeout=5_000)
+    assert page.locator("#model option").all_inner_texts() == ["scripted"]
+    tab.shot("ask")
+
+    ask(tab, "How do tides work?")
+    page.wait_for_selector("#timeline li.round", timeout=WAIT)
+    page.wait_for_selector("#timeline li.source", timeout=WAIT)
+    assert "Round 1" in page.locator("#timeline li.round").first.inner_text()
+    tab.shot("live")
+    wait_status(page, "done")
+
+    # The checked report replaces the stream; the trail stays one click away.
+    report = page.locator("#report")
+    report.locator("a.cite").first.wait_for(timeout=WAIT)
+    assert page.locator("#draft").is_hidden()
+    streamed = "".join(e["data"]["text"] for e in log_of(ui, page) if e["kind"] == "token")
+    assert streamed and page.locator("#draft-text").text_content() == streamed
+    sources = [e for e in log_of(ui, page) if e["kind"] == "source"]
+    shown = [t or "" for t in page.locator("#timeline li.source").all_text_contents()]
+    assert len(shown) == len(sources) and all(
+        s["data"]["title"] in t for s, t in zip(sources, shown, strict=True)
+    )
+    cost = page.locator("#cost").inner_text()
+    assert "model calls" in cost and "tokens" in cost
+
+    cite = report.locator(".cited a.cite").first
+    evidence = report.locator(".cited .evidence").first
+    cite.hover()
+    assert evidence.is_visible()
+    box, width = evidence.bounding_box(), page.viewport_size["width"]
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width, "the passage stays in the window"
+    tab.shot("citation-hover", full=False)
+    number = cite.inner_text().strip("[]")
+    cite.click()
+    assert page.url.endswith(f"#source-{number}")
+    assert page.locator(f"#source-{number} mark").first.is_visible()
+    tab.shot("report")
+
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375, "no sideways scroll"
+    tab.shot("report-375")
+    tab.close()
+
+
+def test_a_reload_mid_run_replays_with_no_gap_and_no_duplicate(
+    scripted: ScriptedBackend, ui: UiServer, browser: Any
+) -> None:
+    scripted.delay = 0.4
+    tab = Page(browser, ui)
+    page = ask(tab, "How do tides work?")
+    page.wait_for_selector("#timeline li.round", timeout=WAIT)
+    page.reload()
+    page.wait_for_selector("#timeline li", timeout=WAIT)
+    assert page.locator("#status.status-running").count() == 1, "the run went on without the tab"
+    wait_status(page, "done")
+    page.locator("#report a.cite").first.wait_for(timeout=WAIT)
+
+    seqs = [
+        int(s)
+        for s in page.eval_on_selector_all("#timeline > li", "els => els.map(e => e.dataset.seq)")
+    ]
+    assert seqs == sorted(set(seqs)), "each event once, in order"
+    log = log_of(ui, page)
+    drawn = {"round_start", "source", "reflection", "warning", "report", "handoff", "supervisor"}
+    assert set(seqs) >= {e["seq"] for e in log if e["kind"] in drawn}, "no event was missed"
+    streamed = "".join(e["data"]["text"] for e in log if e["kind"] == "token")
+    assert page.locator("#draft-text").text_content() == streamed, "every token exactly once"
+    tab.close()
+
+
+def test_stop_keeps_the_run_and_resume_finishes_it(
+    scripted: ScriptedBackend, ui: UiServer, browser: Any
+) -> None:
+    scripted.delay = 0.5
+    tab = Page(browser, ui)
+    page = ask(tab, "How do tides work?")
+    page.wait_for_selector("#timeline li.round", timeout=WAIT)
+    page.click("form[data-action=stop] button")
+    wait_status(page, "interrupted")
+    assert page.locator("#report a.cite").count() == 0
+    tab.shot("stopped")
+    page.click("form[data-action=resume] button")
+    wait_status(page, "done")
+    page.locator("#report a.cite").first.wait_for(timeout=WAIT)
+    tab.close()
+
+
+def test_a_killed_server_shows_the_run_interrupted_and_resume_finishes_it(
+    scripted: ScriptedBackend, ui: UiServer, browser: Any
+) -> None:
+    scripted.delay = 0.5
+    tab = Page(browser, ui)
+    page = ask(tab, "How do tides work?")
+    page.wait_for_selector("#timeline li.source", timeout=WAIT)
+    time.sleep(2 * FLUSH_SECONDS)  # the log is written in batches: what a SIGKILL may lose
+    run_path = urlsplit(page.url).path
+    before = len(log_of(ui, page))
+    ui.kill()
+
+    ui.start()
+    page = tab.go(run_path)
+    wait_status(page, "interrupted")
+    replayed = page.locator("#timeline li").count()
+    assert replayed >= 1 and before >= replayed, "what happened before the kill is shown"
+    page.click("form[data-action=resume] button")
+    wait_status(page, "done")
+    page.locator("#report a.cite").first.wait_for(timeout=WAIT)
+    tab.close()
+
+
+def test_a_clarifying_question_is_a_form_and_the_answer_resumes_the_run(
+    scripted: ScriptedBackend, ui: UiServer, browser: Any
+) -> None:
+    ask_once(scripted)
+    tab = Page(browser, ui)
+    page = ask(tab, "Tides and harbours", mode="deep")
+    page.wait_for_selector("#clarify:not([hidden])", timeout=WAIT)
+    assert page.locator("#question").inner_text() == "Which coast do you mean?"
+    wait_status(page, "waiting")
+    tab.shot("clarify")
+    page.fill("#answer", "The Atlantic coast")
+    page.click("#clarify button")
+    wait_status(page, "done")
+    page.locator("#report a.cite").first.wait_for(timeout=WAIT)
+    tab.close()
+
+
+def test_the_history_lists_a_cli_run_finds_it_and_deletes_it(
+    rig: Rig, corpus: Path, tmp_path: Path, ui: UiServer, browser: Any
+) -> None:
+    command = [sys.executable, "-m", "ponder", "Why are there two tides a day?", "--loops", "1"]
+    done = subprocess.run(
+        command, env=ui.env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    tab = Page(browser, ui)
+    page = tab.go("/runs")
+    link = page.get_by_role("link", name="Why are there two tides a day?")
+    assert link.count() == 1
+    page.fill("#q", "harbour pilots")
+    page.click("form.search button")
+    assert page.get_by_role("link", name="Why are there two tides a day?").count() == 0
+    page.fill("#q", "two tides")
+    page.click("form.search button")
+    tab.shot("history")
+    page.get_by_role("link", name="Why are there two tides a day?").click()
+    page.locator("#report a.cite").first.wait_for(timeout=WAIT)
+    with page.expect_download() as download:
+        page.click("#exports a[href$='.json']")
+    trail = Path(download.value.path()).read_text(encoding="utf-8")
+    assert '"queries"' in trail and '"citations"' in trail
+    page.click("form[data-action=delete] button")
+    page.wait_for_url("**/runs")
+    assert page.get_by_role("link", name="Why are there two tides a day?").count() == 0
+    tab.close()
+
+
+def test_the_model_server_down_shows_what_to_do_within_seconds(
+    corpus: Path, tmp_path: Path, browser: Any
+) -> None:
+    closed = f"http://127.0.0.1:{free_port()}"
+    env = {
+        "PONDER_DATA_DIR": str(tmp_path / "data"),
+        "PONDER_CACHE_DIR": str(tmp_path / "cache"),
+        "PONDER_OLLAMA_BASE_URL": closed,
+        "PONDER_SEARCH": "local",
+        "PONDER_DOCS": str(corpus),
+    }
+    server = UiServer(env).start()
+    tab = Page(browser, server)
+    try:
+        started = time.monotonic()
+        page = tab.go("/")
+        page.wait_for_selector("#model-health.bad", timeout=5_000)
+        assert "ollama serve" in page.locator("#model-health").inner_text().lower()
+        page.fill("#topic", "How do tides work?")
+        page.click("form.ask button[type=submit]")
+        alert = page.get_by_role("alert")
+        alert.wait_for(timeout=5_000)
+        assert time.monotonic() - started < 5
+        assert closed in alert.inner_text()
+        assert page.locator("#topic").input_value() == "How do tides work?", "nothing is lost"
+        tab.shot("model-server-down")
+    finally:
+        tab.close()
+        server.stop()
+
+
+def test_a_follow_up_builds_on_the_finished_run(
+    scripted: ScriptedBackend, ui: UiServer, browser: Any
+) -> None:
+    tab = Page(browser, ui)
+    page = ask(tab, "How do tides work?")
+    wait_status(page, "done")
+    first = log_of(ui, page)
+    page.fill("#follow-up", "What do harbour pilots read?")
+    page.click("#follow button")
+    page.wait_for_selector("#status.status-running, #status.status-done", timeout=WAIT)
+    expect(page.locator("#status")).to_have_text("done", timeout=WAIT)
+    page.reload()
+    assert page.locator("#topic").inner_text() == "What do harbour pilots read?"
+    assert page.locator("#report a.cite").count() >= 1
+    later = log_of(ui, page)
+    assert later[: len(first)] == first, "the first turn's trail is kept"
+    assert sum(e["kind"] == "status" and e["status"] == "done" for e in later) == 2
+    tab.close()
+
+
+def test_a_report_page_reads_without_javascript(
+    scripted: ScriptedBackend, ui: UiServer, browser: Any
+) -> None:
+    tab = Page(browser, ui)
+    page = ask(tab, "How do tides work?")
+    wait_status(page, "done")
+    run_path = urlsplit(page.url).path
+    tab.close()
+    still = Page(browser, ui, java_script_enabled=False)
+    page = still.go(run_path)
+    assert page.locator("#report a.cite").count() >= 1
+    assert page.locator("#report #sources").is_visible()
+    assert page.locator("#status").inner_text() == "done"
+    still.shot("no-javascript")
+    still.close()
+
+
+def test_a_folder_is_indexed_from_the_page_with_progress(
+    ui: UiServer, browser: Any, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(12):
+        (notes / f"note{i}.md").write_text(f"# Note {i}\n\nHarbour pilot log entry {i}.\n")
+    tab = Page(browser, ui)
+    page = tab.go("/documents")
+    page.fill("#path", str(notes))
+    page.click("#add-folder button")
+    page.wait_for_selector("#index-progress:not([hidden])", timeout=5_000)
+    expect(page.locator("#index-status")).to_have_text(re.compile("^Indexed"), timeout=WAIT)
+    assert "12 files" in page.locator("#index-status").inner_text()
+    page.wait_for_selector(f"tr:has-text('{notes}')", timeout=WAIT)  # the page reloads
+    row = page.locator(f"tr:has-text('{notes}')").inner_text()
+    assert "\t12\t" in row
+    tab.shot("documents")
+    page = tab.go("/")
+    assert page.locator(f"input[name=docs][value='{notes}']").count() == 1
+    tab.close()
+
+
+def test_the_real_tiny_model_runs_in_the_page(
+    tiny_rig: Rig, corpus: Path, tmp_path: Path, browser: Any
+) -> None:
+    settings = tiny_settings(tiny_rig, corpus)
+    env = operator_env(tiny_rig, corpus, tmp_path, PONDER_MAX_LOOPS="1")
+    for name in ("queries_per_round", "num_ctx", "num_predict", "summary_tokens"):
+        env[f"PONDER_{name.upper()}"] = str(settings[name])
+    server = UiServer(env).start()
+    tab = Page(browser, server)
+    try:
+        page = ask(tab, "How do tides work?")
+        page.wait_for_selector("#timeline li.source", timeout=120_000)
+        page.wait_for_selector("#status.status-done", timeout=240_000)
+        text = page.locator("#report").inner_text()
+        assert "Sources" in text and page.locator("#report a.cite").count() >= 1
+        tab.shot("tiny-model-report")
+    finally:
+        tab.close()
+        server.stop()
