@@ -12,8 +12,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
-
 from ponder.config import Configuration
 from ponder.environment import secret
 from ponder.errors import (
@@ -46,11 +44,14 @@ class OpenAIProvider:
 
     def client(self, url: str) -> Any:
         if url not in self._clients:
+            import openai
             from langchain_openai import ChatOpenAI  # heavy import, only when used
 
             from ponder.services.web.tls import shared_ssl_context
 
-            timeout = httpx.Timeout(self.config.request_timeout, connect=10.0)
+            # The SDK's own HTTP types: openai 3 runs on httpx2, whose client and timeout
+            # are not httpx's, and langchain-openai follows whichever the SDK uses.
+            timeout = openai.Timeout(self.config.request_timeout, connect=10.0)
             self._clients[url] = ChatOpenAI(
                 model=self.model,
                 base_url=url,
@@ -60,7 +61,9 @@ class OpenAIProvider:
                 timeout=timeout,
                 max_retries=0,  # ponder's own retries and fallbacks apply
                 stream_usage=True,
-                http_async_client=httpx.AsyncClient(timeout=timeout, verify=shared_ssl_context()),
+                http_async_client=openai.DefaultAsyncHttpxClient(
+                    timeout=timeout, verify=shared_ssl_context()
+                ),
             )
         return self._clients[url]
 
