@@ -207,3 +207,20 @@ def test_no_quote_of_a_page_read_twice_is_its_header(tmp_path: Path) -> None:
     assert quotes.count("\n>\n") >= 2, "the page still yields several quotes"
     for furniture in ("Python Library Documentation", "automatically generated", "MODULE REF"):
         assert furniture not in quotes
+
+
+def test_a_quote_of_a_markdown_page_stays_one_paragraph_of_its_words() -> None:
+    from ponder.interfaces.html import markdown_to_html
+    from ponder.services.report.extractive import extractive_body
+
+    pages = [
+        page(1, "Tides", "# Tides\n\nTides are the rise and fall of the sea, twice a day."),
+        page(2, "Steps", "1. Read the tide table for the harbour.\n2. Wait for high tide."),
+        page(3, "Session", ">>> tide_height(hour=3)\n2.4"),
+    ]
+    body = extractive_body("How do tides rise and fall in a harbour?", "", pages)
+    assert "> Tides Tides are the rise and fall" in body, "the heading's mark is not a quote's"
+    html = markdown_to_html(body, {1, 2, 3})
+    quotes = html.split("From the sources")[1]
+    assert not re.search(r"<(h\d|ol|ul|blockquote)\b[^>]*>\s*<(h\d|ol|ul|li)\b", quotes)
+    assert "1. Read the tide table" in quotes and "&gt;&gt;&gt; tide_height" in quotes

@@ -214,12 +214,25 @@ def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int
         if quoted.intersection(window.lines):
             continue
         quoted.update(window.lines)
-        excerpt = defuse(" ".join(window.text.split()))
+        excerpt = _inline(defuse(" ".join(window.text.split())))
         if len(excerpt) > QUOTE_CHARS:
             excerpt = excerpt[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
         excerpts.append(f"> {excerpt}\n>\n")
     title = " ".join((source["title"] or source["url"]).split())
     return "".join(excerpts) + f"> — {title} [{source['number']}]"
+
+
+# What makes a line a block in Markdown: a heading, a list item, a rule, a quote, a fence.
+_HEADING = re.compile(r"#{1,6}\s+")
+_BLOCK_START = re.compile(r"(?:[-+*=>|`~]|\d{1,9}[.)])")
+
+
+def _inline(excerpt: str) -> str:
+    """A quote is one paragraph of the page's words: a page's "# Tides" would otherwise
+    turn the whole quote into a heading, and its "1." into a list."""
+    excerpt = _HEADING.sub("", excerpt, count=1) if _HEADING.match(excerpt) else excerpt
+    start = _BLOCK_START.match(excerpt)
+    return excerpt[: start.end() - 1] + "\\" + excerpt[start.end() - 1 :] if start else excerpt
 
 
 @dataclass(frozen=True)
