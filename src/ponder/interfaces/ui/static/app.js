@@ -53,6 +53,8 @@ class RunView {
     this.root = root;
     this.id = root.dataset.run;
     this.last = 0;
+    this.pending = ""; // streamed report text not drawn yet
+    this.frame = 0;
     this.state = { phase: "starting", round: 0, max: 0, sources: 0, tokens: 0 };
     this.started = Date.now();
     this.timeline = document.getElementById("timeline");
@@ -131,14 +133,15 @@ class RunView {
         break;
       case "researcher": this.researcher(String(data.topic || ""), String(data.status || "")); break;
       case "token":
-        this.draft.hidden = false;
-        this.draftText.append(String(data.text || ""));
+        this.pending += String(data.text || "");
         break;
       case "discarded":
+        this.drawDraft();
         this.draftText.textContent = "";
         this.item(seq, "note", `Draft discarded: ${data.reason || "unusable"}`);
         break;
       case "cut":
+        this.drawDraft();
         this.draftText.textContent = this.draftText.textContent.slice(0, Number(data.keep || 0));
         this.item(seq, "note", `Draft cut: ${data.reason || "it degenerated"}`);
         break;
@@ -147,7 +150,24 @@ class RunView {
         break;
       default: break;
     }
-    this.showHeadline();
+    this.schedule();
+  }
+
+  // Drawn once per frame, not once per token: the page stays light on a busy laptop.
+  schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.drawDraft();
+      this.showHeadline();
+    });
+  }
+
+  drawDraft() {
+    if (!this.pending) return;
+    this.draft.hidden = false;
+    this.draftText.append(this.pending);
+    this.pending = "";
   }
 
   researcher(topic, status) {
@@ -190,12 +210,16 @@ class RunView {
     }
     if (status === "running") {
       this.turn = (this.turn || 0) + 1; // a resume or a follow-up: a report fetched before is stale
+      this.pending = "";
       this.draftText.textContent = "";
       this.live.hidden = false;
       this.live.open = true;
     }
     document.getElementById("follow").hidden = status !== "done";
-    if (status === "done") this.finished(event.stats || {});
+    if (status === "done") {
+      this.drawDraft();
+      this.finished(event.stats || {});
+    }
   }
 
   async finished(stats) {
