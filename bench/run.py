@@ -29,6 +29,8 @@ One module per benchmark, each named as its figures are in the JSON:
   capable model writes, streamed as the model's report: the share kept whole and why not;
   citation precision with 30 % of citations misdirected (target: ≥ 98 % kept, ≥ 95 %
   precise, issue 18)
+- the web UI (ui.py): its overhead on a run's wall time (target < 1 %), a streamed token's
+  way to the page (target: median < 100 ms) and the first paint (target < 300 ms)
 - local search (bench_search.py), document extraction and indexing (documents.py), vector
   search (vectors.py) and start-up times (startup.py)
 
@@ -64,6 +66,7 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
     from several_hosts import bench_hosts
     from startup import bench_startup
     from tides import make_corpus, note
+    from ui import bench_ui
 
     corpus = make_corpus(work / "corpus")
     chosen: list[tuple[str, Callable[[], Any]]] = [
@@ -72,6 +75,7 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
         ("parallel_researchers", lambda: bench_researchers(corpus)),
         ("several_hosts", lambda: bench_hosts(corpus)),
         ("startup", bench_startup),
+        ("ui", lambda: bench_ui(corpus)),
     ]
     if not args.no_tiny:
         from tiny_cost import bench_tiny

@@ -18,6 +18,7 @@ def mark(ok: bool | None) -> str:
 def print_table(results: dict[str, Any]) -> None:
     from multipart import table_rows as multipart_rows
     from strong_prose import table_rows as strong_prose_rows
+    from ui import table_rows as ui_rows
 
     search = results.get("search") or {}
     rows = [
@@ -33,6 +34,7 @@ def print_table(results: dict[str, Any]) -> None:
         *semantic_rows(results.get("semantic") or {}),
         *reader_rows(search),
         *startup_rows(results.get("startup")),
+        *ui_rows(results.get("ui") or {}),
     ]
     width = max(len(name) for name, _ in rows)
     for name, value in rows:

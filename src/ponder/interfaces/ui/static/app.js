@@ -185,7 +185,9 @@ class RunView {
     const parts = [s.phase];
     if (s.round) parts.push(`round ${s.round} of ${s.max || "?"}`);
     parts.push(`${s.sources} source${s.sources === 1 ? "" : "s"}`, `${s.tokens.toLocaleString()} tokens`);
-    this.headline.textContent = parts.join(" · ");
+    const text = parts.join(" · ");
+    // Unchanged text is left alone: no repaint, and no repeat for a screen reader.
+    if (this.headline.textContent !== text) this.headline.textContent = text;
   }
 
   status(event) {
