@@ -49,3 +49,28 @@ def test_emphasis_written_as_emphasis_still_renders() -> None:
     rendered = markdown_to_html("It is **very** likely and _quite_ so, unlike __init__.", set())
     assert "<strong>very</strong>" in rendered and "<em>quite</em>" in rendered
     assert "__init__" in rendered
+
+
+def test_a_location_two_passages_share_is_named_once() -> None:
+    from ponder.interfaces.html import render_html
+    from ponder.report import Report, RunStats, SourceRef
+
+    where = "chars 0-891; chars 15546-16731"
+    source = SourceRef(
+        number=1,
+        cited=True,
+        url="/docs/json.txt",
+        title="json",
+        origin="local",
+        passages=["dump(obj, fp) writes JSON.", "load(fp) reads JSON."],
+        locations=[where, where],
+    )
+    report = Report(
+        topic="JSON",
+        markdown="JSON is written with dump [1].",
+        summary="",
+        sources=[source],
+        stats=RunStats(),
+        thread_id="t",
+    )
+    assert render_html(report).count(where) == 1

@@ -271,7 +271,8 @@ def _source_item(source: SourceRef, citations: list[Citation]) -> str:
         link = f'<a href="{where}" rel="noreferrer noopener">{title}</a>'
     else:
         link = f"<strong>{title}</strong> <code>{where}</code>"
-    locations = ", ".join(html.escape(loc) for loc in source.locations if loc)
+    # Two passages picked from one search hit share its location: name it once.
+    locations = ", ".join(html.escape(loc) for loc in dict.fromkeys(source.locations) if loc)
     origin = html.escape(source.origin) + (f" · {locations}" if locations else "")
     spans = [(c.passage, c.start, c.end) for c in citations if c.number == source.number]
     passages = (
