@@ -150,3 +150,36 @@ def test_a_caller_sets_only_what_the_operator_allows(
     assert other_model.status_code == 400 and "model" in other_model.text
     assert alice.get("/api/models").json()["models"] == ["scripted"]
     assert alice.post("/documents", data={"path": str(outside)}).status_code == 400
+
+
+def test_a_model_not_pulled_and_a_folder_without_documents_say_what_to_do(
+    operator_env: Path, tmp_path: Path
+) -> None:
+    with client() as ui:
+        asked = {"topic": "How do tides work?", "mode": "loop", "search": "local"}
+        missing = ui.post("/runs", data={**asked, "model": "gemma3:27b"})
+        assert missing.status_code == 400
+        assert "ollama pull gemma3:27b" in missing.text
+        assert "How do tides work?</textarea>" in missing.text, "the question is kept"
+        empty = tmp_path / "empty"
+        empty.mkdir()
+        nothing = ui.post("/runs", data={**asked, "docs": str(empty)})
+        assert nothing.status_code == 400 and "No documents found in" in nothing.text
+
+
+def test_a_failing_search_backend_shows_what_went_wrong_and_what_to_check(
+    operator_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support import free_port
+
+    closed = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("PONDER_SEARXNG_URL", closed)
+    with client() as ui:
+        started = ui.post("/runs", data={"topic": "How do tides work?", "search": "searxng"})
+        assert started.status_code == 303, started.text
+        path = started.headers["location"]
+        log = finished(ui, path)  # type: ignore[arg-type]
+        warnings = [e["data"]["message"] for e in log if e["kind"] == "warning"]
+        assert any(closed in w and "searxng_url" in w for w in warnings)
+        page = ui.get(path).text
+        assert "No sources were found" in page and "check searxng_url" in page

@@ -77,7 +77,8 @@ class FallbackSearch:
         message = f"Every search backend failed for {query!r} — " + "; ".join(errors)
         if not self.empty_when_exhausted:
             raise SearchBackendError(message)
-        self._warn(message + ". Continuing without search results for this query.")
+        # An error's own message may end its sentence already ("… (--searxng-url).").
+        self._warn(message.rstrip(".") + ". Continuing without search results for this query.")
         return []
 
     @staticmethod
