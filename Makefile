@@ -13,7 +13,7 @@ DOCS := .cache/python3.11-doc/usr/share/doc/python3.11/html/index.html
 # The browser the HTML report is tested in (headless); Debian's package, installed if missing.
 CHROMIUM := $(shell command -v chromium || echo /usr/bin/chromium)
 
-.PHONY: help install docs browser check test lint typecheck demo bench clean
+.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench clean
 
 help:  ## show the targets
 	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -68,6 +68,12 @@ test: lint typecheck $(DOCS) $(CHROMIUM)  ## lint, type checks and the whole tes
 
 demo: $(STAMP)  ## a real research run, fully offline, with the tiny model over generated docs
 	$(PY) scripts/demo.py
+
+demo-ui: $(STAMP)  ## `ponder ui` at http://127.0.0.1:8765/ with the tiny model, fully offline (Ctrl-C stops it)
+	$(PY) scripts/demo_ui.py
+
+demo-ui-screenshot: $(STAMP) $(CHROMIUM)  ## the README's picture of the page: a demo run's report, in headless chromium
+	$(PY) scripts/demo_ui.py --port 8791 --screenshot docs/ui-report.png
 
 bench: $(STAMP) $(DOCS)  ## measure cost, overhead, parallelism, local search, strong prose; writes bench/results.json
 	$(PY) bench/run.py --tiny-growth
