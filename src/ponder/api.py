@@ -227,6 +227,22 @@ def server_url(server: str | None) -> str | None:
     return (server or machine().server or "").strip() or None
 
 
+def warm_up() -> None:
+    """Import what a first run needs (the graphs, the model client, search, the page reader,
+    the checkpointer). A served process calls it in a thread at start: imported in its first
+    run instead, they would hold its event loop for a second or two."""
+    import importlib
+
+    for module in (
+        "ponder.graphs.main",
+        "ponder.services.storage.checkpoints",
+        "ponder.services.search",
+        "ponder.services.web.reader",
+        "langchain_ollama",
+    ):
+        importlib.import_module(module)
+
+
 def new_thread_id() -> str:
     """A fresh run id: sortable by start time, unique enough for one machine."""
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]

@@ -37,7 +37,11 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     if ctx.config.fetch_full_page:
         results = await _read_full_pages(results, ctx)
     summarized = set(state.get("summarized", [])[state.get("turn_start", 0) :])
-    sources, findings = _register(state.get("sources", []), results, state["topic"], summarized)
+    # Off the event loop: choosing passages of pages up to a few MB takes a second, and a
+    # served process must answer other requests meanwhile.
+    sources, findings = await asyncio.to_thread(
+        _register, state.get("sources", []), results, state["topic"], summarized
+    )
     known = state.get("sources", [])
     _announce_new(known, sources, ctx)
     total = len(merge_sources(known, sources))
@@ -82,13 +86,16 @@ async def _read_full_pages(
     # A result that came with its text (a Wikipedia article, an arXiv paper) is not fetched
     # again: the API's text is cleaner than the page around it.
     web = [r for _, found in results for r in found if r.origin == "web" and not r.content]
-    pages = await reader.read_many([r.url for r in web])
-    for result, page in zip(web, pages, strict=True):
-        if page.text:
-            result.content = page.text
-        else:
-            ctx.emit("source", url=result.url, title=result.title, failed=page.reason)
-            ctx.warn(f"Could not read {result.url}: {page.reason}; kept its snippet.")
+    # Each page once, however many of the round's queries found it.
+    urls = list(dict.fromkeys(r.url for r in web))
+    pages = dict(zip(urls, await reader.read_many(urls), strict=True))
+    for url, page in pages.items():
+        if not page.text:
+            title = next(r.title for r in web if r.url == url)
+            ctx.emit("source", url=url, title=title, failed=page.reason)
+            ctx.warn(f"Could not read {url}: {page.reason}; kept its snippet.")
+    for result in web:
+        result.content = pages[result.url].text or result.content
     return results
 
 

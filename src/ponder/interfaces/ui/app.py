@@ -20,7 +20,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ponder import history
+from ponder import api, history
 from ponder.errors import InvalidInputError, PonderError
 from ponder.interfaces.html import STYLE, render_html, report_body
 from ponder.interfaces.ui import pages, store
@@ -44,8 +44,10 @@ def create_app(host: str = "127.0.0.1", port: int = 8765) -> Any:
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> Any:
+        warming = asyncio.create_task(asyncio.to_thread(api.warm_up))  # serving starts now
         yield
         await manager.close()
+        await warming
 
     routes = [
         Route("/", _ask_page, methods=["GET"]),

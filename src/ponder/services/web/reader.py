@@ -1,15 +1,18 @@
 """The page reader: fetch a URL safely and reduce it to its main text.
 
 Only what the address guard allows is fetched (:mod:`.netguard`, pinned to the addresses it
-checked), within size, time and redirect limits; :mod:`ponder.services.text.extraction`
-turns HTML and PDF into text. The reader never raises for a bad page: it returns a ``Page``
-whose ``reason`` says why it was not read. Page text is untrusted data; callers must place
-it in delimited blocks.
+checked), within a size limit that holds after decompression (:mod:`.body`), one deadline
+for the whole page (connecting, redirects, reading and parsing), and a redirect limit;
+:mod:`ponder.services.text.extraction` turns HTML and PDF into text, in a worker process
+the deadline can stop (:mod:`ponder.services.text.sandbox`). The reader never raises for
+a bad page: it returns a ``Page`` whose ``reason`` says why it was not read. Page text is
+untrusted data; callers must place it in delimited blocks.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 
@@ -17,7 +20,9 @@ import httpx
 
 from ponder.config import Configuration
 from ponder.services.storage.cache import Cache
+from ponder.services.text import sandbox
 from ponder.services.text.extraction import html_title, html_to_text, pdf_pages
+from ponder.services.web.body import ACCEPT_ENCODING, BodyRefused, read_body
 from ponder.services.web.netguard import UnsafeURLError, check_url
 from ponder.services.web.pinned import pinned_transport
 from ponder.services.web.tls import shared_ssl_context
@@ -58,8 +63,9 @@ class PageReader:
         allow_private: bool = False,
         max_bytes: int = 3_000_000,
         connect_timeout: float = 5.0,
-        read_timeout: float = 15.0,
-        total_timeout: float = 30.0,
+        read_timeout: float = 10.0,
+        total_timeout: float = 20.0,
+        parse_timeout: float = 10.0,
         concurrency: int = 5,
         max_redirects: int = 5,
         user_agent: str = USER_AGENT,
@@ -70,11 +76,13 @@ class PageReader:
         self.max_bytes = max_bytes
         self.timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         self.total_timeout = total_timeout
+        self.parse_timeout = parse_timeout
         self.max_redirects = max_redirects
         self.user_agent = user_agent
         self.cache = cache
         self._transport = transport  # tests substitute the network here
         self._semaphore = asyncio.Semaphore(concurrency)
+        sandbox.prewarm()  # a parser is ready by the time the first page arrives
 
     @classmethod
     def from_config(cls, config: Configuration, warn: Callable[[str], None]) -> PageReader:
@@ -92,9 +100,12 @@ class PageReader:
         if isinstance(cached, dict):
             return Page(**{**cached, "from_cache": True})
         async with self._semaphore:
+            # One deadline for the page, however its server paces the bytes (a byte every
+            # few seconds never trips a per-read timeout).
+            deadline = time.monotonic() + self.total_timeout
             try:
                 async with asyncio.timeout(self.total_timeout):
-                    page = await self._fetch(url)
+                    page = await self._fetch(url, deadline)
             except TimeoutError:
                 page = Page(url, url, reason=f"timed out after {self.total_timeout:g}s")
             except _Refused as exc:
@@ -103,8 +114,12 @@ class PageReader:
             await self.cache.aset(namespace, url, asdict(page))
         return page
 
-    async def _fetch(self, url: str) -> Page:
-        headers = {"User-Agent": self.user_agent, "Accept": "text/html,application/pdf,*/*;q=0.5"}
+    async def _fetch(self, url: str, deadline: float) -> Page:
+        headers = {
+            "User-Agent": self.user_agent,
+            "Accept": "text/html,application/pdf,*/*;q=0.5",
+            "Accept-Encoding": ACCEPT_ENCODING,
+        }
         # trust_env=False: a proxy from the environment would bypass the address checks.
         async with httpx.AsyncClient(
             timeout=self.timeout,
@@ -125,16 +140,18 @@ class PageReader:
                             continue
                         if response.status_code >= 400:
                             raise _Refused(f"HTTP {response.status_code}")
-                        body, truncated = await self._read_capped(response)
+                        body, truncated = await read_body(response, self.max_bytes)
                         kind = response.headers.get("content-type", "").split(";")[0].strip()
                         encoding = response.charset_encoding or "utf-8"
+                except BodyRefused as exc:
+                    raise _Refused(str(exc)) from None
                 except UnsafeURLError as exc:  # the connection-time check (DNS rebinding)
                     raise _Refused(f"refused: {exc}") from None
                 except httpx.TimeoutException:
                     raise _Refused("timed out") from None
                 except (httpx.HTTPError, httpx.InvalidURL) as exc:
                     raise _Refused(f"request failed ({type(exc).__name__})") from None
-                page = await asyncio.to_thread(_extract, body, kind.lower(), encoding, truncated)
+                page = await self._parse(body, kind.lower(), encoding, truncated, deadline)
                 page.url, page.final_url = url, current
                 return page
         raise _Refused(f"more than {self.max_redirects} redirects")
@@ -145,13 +162,19 @@ class PageReader:
         except UnsafeURLError as exc:
             raise _Refused(f"refused: {exc}") from None
 
-    async def _read_capped(self, response: httpx.Response) -> tuple[bytes, bool]:
-        buffer = bytearray()
-        async for chunk in response.aiter_bytes():
-            buffer.extend(chunk)
-            if len(buffer) >= self.max_bytes:
-                return bytes(buffer[: self.max_bytes]), True
-        return bytes(buffer), False
+    async def _parse(
+        self, body: bytes, kind: str, encoding: str, truncated: bool, deadline: float
+    ) -> Page:
+        """The page's text, parsed in a worker process within what is left of the deadline."""
+        seconds = min(self.parse_timeout, deadline - time.monotonic())
+        if seconds <= 0:
+            raise _Refused(f"timed out after {self.total_timeout:g}s")
+        try:
+            return await asyncio.to_thread(
+                sandbox.run, _extract, body, kind, encoding, truncated, deadline=seconds
+            )
+        except sandbox.ParseFailed as exc:
+            raise _Refused(str(exc)) from None
 
 
 def _join(base: httpx.URL, location: str) -> str:
@@ -162,7 +185,7 @@ def _join(base: httpx.URL, location: str) -> str:
 
 
 def _extract(body: bytes, kind: str, encoding: str, truncated: bool) -> Page:
-    """Turn a response body into a Page (runs in a worker thread: extraction is CPU-bound)."""
+    """Turn a response body into a Page (runs in a worker process, see ``_parse``)."""
     head = body[:512].lstrip().lower()
     if kind == "application/pdf" or (not kind and head.startswith(b"%pdf")):
         if truncated:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ponder.services.text.extraction import html_title, pdf_pages
+from ponder.services.text.extraction import html_title, page_text, pdf_pages
 
 Warn = Callable[[str], None]
 
@@ -90,61 +90,6 @@ def _read_pdf(path: Path, data: bytes) -> Document:
     if not text.strip():
         raise SkipFile("the PDF has no extractable text (scanned images?)")
     return Document(path.stem, text, starts)
-
-
-# Page furniture, not content: dropped with everything inside.
-_FURNITURE = (
-    "head, script, style, noscript, template, svg, nav, aside, form, button, body > header,"
-    " body > footer, [role=navigation], [role=banner], [role=contentinfo], [aria-hidden=true]"
-)
-# Elements that start a paragraph; inline ones (a, code, em…) run on, <br> breaks a line.
-# fmt: off
-_BLOCKS = frozenset((
-    "address", "article", "blockquote", "dd", "details", "div", "dl", "dt", "figcaption",
-    "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li", "main", "ol", "p", "pre",
-    "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
-))
-# fmt: on
-
-
-def page_text(markup: str) -> str:
-    """The text of a local HTML page, in paragraphs, without scripts or navigation.
-
-    Your own files are not messy web pages: a fast HTML parser (lexbor) that drops page
-    furniture keeps what matters, about 30 times faster than trafilatura's main-text
-    extraction, which the web reader still uses (see the README's indexing figures).
-    """
-    from selectolax.lexbor import LexborHTMLParser
-
-    tree = LexborHTMLParser(markup)
-    for node in tree.css(_FURNITURE):
-        node.decompose()
-    # Code keeps its lines and indentation: set aside, put back after spaces are collapsed.
-    code: dict[str, str] = {}
-    for number, node in enumerate(tree.css("pre")):
-        code[f"\x00{number}\x00"] = "\n".join(
-            line.rstrip() for line in node.text(deep=True).strip("\n").splitlines()
-        )
-        node.replace_with(f"\x00{number}\x00")
-    root = tree.body or tree.root
-    if root is None:
-        return ""
-    pieces: list[str] = []
-    for node in root.traverse(include_text=True):
-        if node.tag == "-text":
-            pieces.append(node.text_content or "")
-        elif node.tag in _BLOCKS:
-            pieces.append("\n\n")
-        elif node.tag == "br":
-            pieces.append("\n")
-    text = "".join(pieces)
-    for marker in code:  # its own paragraph, whatever surrounded it
-        text = text.replace(marker, f"\n\n{marker}\n\n")
-    paragraphs = (
-        "\n".join(" ".join(line.split()) for line in block.splitlines() if line.strip())
-        for block in re.split(r"\n\s*\n", text)
-    )
-    return "\n\n".join(code.get(p, p) for p in paragraphs if p)
 
 
 def _decode(data: bytes, html: bool) -> str:

@@ -1,29 +1,28 @@
-"""Reading documents into passages: one file at a time, in worker processes when it pays.
+"""Reading documents into passages, HTML and PDF in worker processes.
 
 Reading and text extraction (most of an indexing run's time, for HTML and PDF) need no
-database, so they run in a pool of processes, one per core, while every SQLite write stays
-with the indexer. A file that cannot be read comes back with the reason it is skipped.
+database, so they run in ponder's parsing workers (:mod:`ponder.services.text.sandbox`),
+several files at once, while every SQLite write stays with the indexer. A worker has a
+deadline and a memory ceiling per file, so a hostile file (nested a hundred thousand deep,
+a PDF whose pages inflate to gigabytes) is skipped with its reason instead of holding the
+process. A file that cannot be read comes back with the reason it is skipped.
 """
 
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
-import signal
-import threading
 from collections.abc import Generator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ponder.services.search.local.documents import SkipFile, read_document
+from ponder.services.text import sandbox
 from ponder.services.text.passages import chunk_text
 
-# Starting worker processes costs about half a second (each imports ponder), in which one
-# process reads some 200 HTML files: fewer HTML or PDF files than this are read in-process.
-POOL_MIN_FILES = 200
+# Files a parser reads (in a worker process); plain text needs none and is read here.
 HEAVY_SUFFIXES = (".html", ".htm", ".pdf")
+READ_SECONDS = 60.0  # per file: a thousand-page PDF takes a few seconds
 
 
 @dataclass
@@ -70,40 +69,24 @@ def extract(job: Job) -> Extracted:
     return Extracted(job, digest, document.title, document.text, spans, document.page_starts)
 
 
-def _ignore_interrupts() -> None:
-    # Ctrl-C is the parent's to handle: it commits what was indexed and stops the pool.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def extracted(jobs: list[Job], workers: int) -> Generator[Extracted, None, None]:
-    """Each job's result, in order; in ``workers`` processes when that pays."""
-    if workers < 2:
-        yield from map(extract, jobs)
-        return
-    context = multiprocessing.get_context(_start_method())
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
+    """Each job's result, in order, ``workers`` files at a time."""
+    threads = ThreadPoolExecutor(max(1, workers), thread_name_prefix="ponder-reading")
     try:
-        yield from pool.map(extract, jobs, chunksize=4)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        yield from threads.map(_read, jobs)
+    finally:  # also when the indexer stops early (Ctrl-C): files not started are not read
+        threads.shutdown(wait=True, cancel_futures=True)
 
 
-def _start_method() -> str:
-    """fork where it is safe (POSIX, this process has one thread: `ponder index`), as it
-    costs milliseconds; spawn otherwise (a thread holding a lock would break a fork), which
-    costs each worker about half a second to import ponder."""
-    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
-        return "fork"
-    return "spawn"
+def _read(job: Job) -> Extracted:
+    if not job.path.lower().endswith(HEAVY_SUFFIXES):
+        return extract(job)
+    try:
+        return sandbox.run(extract, job, deadline=READ_SECONDS)
+    except sandbox.ParseFailed as exc:
+        return Extracted(job, skipped=str(exc))
 
 
 def pool_size(jobs: list[Job], workers: int | None = None) -> int:
-    """Processes for these files: as asked, or one per core when there is enough work.
-
-    Only HTML and PDF are worth a pool: plain text needs no extraction, and sending it
-    between processes costs more than reading it here.
-    """
-    if workers is None:
-        heavy = sum(1 for job in jobs if job.path.lower().endswith(HEAVY_SUFFIXES))
-        workers = (os.cpu_count() or 1) if heavy >= POOL_MIN_FILES else 1
-    return max(1, min(workers, len(jobs)))
+    """Files read at once: as asked, or as many as ponder's parsing workers."""
+    return max(1, min(workers or sandbox.workers(), len(jobs)))
