@@ -29,6 +29,9 @@ One module per benchmark, each named as its figures are in the JSON:
   capable model writes, streamed as the model's report: the share kept whole and why not;
   citation precision with 30 % of citations misdirected (target: ≥ 98 % kept, ≥ 95 %
   precise, issue 18)
+- hostile pages (hostile.py): one run whose results lead to pages built to freeze or
+  exhaust a reader, beside an honest one: wall time and the peak memory of the run's
+  process tree (target: under 30 s and 1 GB, issue 31)
 - the web UI (ui.py): its overhead on a run's wall time (target < 1 %), a streamed token's
   way to the page (target: median < 100 ms) and the first paint (target < 300 ms)
 - local search (bench_search.py), document extraction and indexing (documents.py), vector
@@ -61,6 +64,7 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
     """The benchmarks to run, named as in the JSON, in the order they run. A benchmark's
     module is imported only when it runs (some need packages the others do not)."""
     from growth import bench_growth_scripted
+    from hostile import bench_hostile
     from parallel_queries import bench_queries
     from parallel_researchers import bench_researchers
     from several_hosts import bench_hosts
@@ -76,6 +80,7 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
         ("several_hosts", lambda: bench_hosts(corpus)),
         ("startup", bench_startup),
         ("ui", lambda: bench_ui(corpus)),
+        ("hostile", bench_hostile),
     ]
     if not args.no_tiny:
         from tiny_cost import bench_tiny

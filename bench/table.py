@@ -16,6 +16,7 @@ def mark(ok: bool | None) -> str:
 
 
 def print_table(results: dict[str, Any]) -> None:
+    from hostile import table_rows as hostile_rows
     from multipart import table_rows as multipart_rows
     from strong_prose import table_rows as strong_prose_rows
     from ui import table_rows as ui_rows
@@ -35,6 +36,7 @@ def print_table(results: dict[str, Any]) -> None:
         *reader_rows(search),
         *startup_rows(results.get("startup")),
         *ui_rows(results.get("ui") or {}),
+        *hostile_rows(results.get("hostile") or {}),
     ]
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
