@@ -93,6 +93,21 @@ def recursion_ceiling(operator: Configuration) -> int:
     return at_ceilings.recursion_limit
 
 
+# What a run at every hard cap needs: the served graphs' own recursion_limit.
+MOST_SUPERSTEPS = recursion_ceiling(Configuration.model_construct())
+
+
+def above_recursion_ceiling(limit: Any, ceiling: int) -> str | None:
+    """Why a run's ``recursion_limit`` is refused, or None (a lower one costs only the
+    caller's own run)."""
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit <= ceiling:
+        return None
+    return (
+        f"recursion_limit={limit} is more than a run here may take ({ceiling} supersteps, "
+        "what a run at this server's ceilings needs) — leave it out: ponder sets it"
+    )
+
+
 def too_many_runs(live: int, limit: int) -> TooManyRunsError:
     return TooManyRunsError(
         f"You already have {live} run{'s' if live != 1 else ''} running or queued here, as "

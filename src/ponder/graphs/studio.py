@@ -12,17 +12,13 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from ponder.ceilings import hard_cap
-from ponder.config import Configuration
+from ponder.ceilings import MOST_SUPERSTEPS
 from ponder.graphs.deep import deep_builder
 from ponder.graphs.main import graph_builder
 from ponder.run_settings import SERVED_KEY
 
 # Studio users can raise the caps in the UI, so allow the supersteps of the largest ones.
-RECURSION_LIMIT = Configuration.model_construct(
-    max_loops=hard_cap("max_loops"),
-    max_supervisor_rounds=hard_cap("max_supervisor_rounds"),
-).recursion_limit
+RECURSION_LIMIT = MOST_SUPERSTEPS
 
 SERVED = RunnableConfig(recursion_limit=RECURSION_LIMIT, configurable={SERVED_KEY: True})
 
