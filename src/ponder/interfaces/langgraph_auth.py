@@ -9,6 +9,13 @@ set is refused (403), and one with an invalid value (422), before it is stored; 
 refuses the same by itself (``ponder.graphs.studio``), so the check also holds without this
 handler. Everything else (scheduled runs, the key-value store) is refused: ponder uses
 neither.
+
+A served graph's state and course are not caller input either: writing a thread's state
+(``update_state``, a thread created with ``supersteps``), a run whose ``command`` carries
+``update`` or ``goto`` (``resume``, the answer to a clarifying question, is what a command
+is for), a ``webhook``, and a ``recursion_limit`` above what a run at the operator's
+ceilings needs are refused (403). The graph does not trust its counters either
+(:func:`ponder.state.graph_count`), so a state written some other way cannot extend a run.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from ponder.callers import served_configuration
+from ponder.callers import operator_configuration, served_configuration
+from ponder.ceilings import above_recursion_ceiling, recursion_ceiling
 from ponder.environment import Secret, secret
 from ponder.errors import CallerRefusedError, ConfigurationError
 
@@ -85,6 +93,38 @@ def _owned(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
     return {"owner": ctx.user.identity}
 
 
+def _refused(detail: str) -> Auth.exceptions.HTTPException:
+    return Auth.exceptions.HTTPException(status_code=403, detail=detail)
+
+
+def _vet_run(kwargs: dict[str, Any]) -> None:
+    """Refuse what a run carries besides its settings that would steer the served graph
+    or send its output elsewhere (403), before anything is stored."""
+    problems = []
+    command = kwargs.get("command")
+    steered = [k for k in ("update", "goto") if isinstance(command, dict) and command.get(k)]
+    if steered:
+        problems.append(
+            f"a run's command may only resume a paused run ({{'resume': answer}}), not "
+            f"{' or '.join(steered)}: ponder's graph keeps its own state and course"
+        )
+    if kwargs.get("webhook"):
+        problems.append(
+            "webhook: this server sends a run's output to no address a caller names — "
+            "follow the run (wait, join or stream) instead"
+        )
+    if too_deep := _too_deep(kwargs.get("config")):
+        problems.append(too_deep)
+    if problems:
+        raise _refused("This server refused the run: " + "; ".join(problems) + ".")
+
+
+def _too_deep(config: Any) -> str | None:
+    """A run's (or an assistant's) recursion_limit above what a run at the ceilings needs."""
+    limit = config.get("recursion_limit") if isinstance(config, dict) else None
+    return above_recursion_ceiling(limit, recursion_ceiling(operator_configuration()))
+
+
 def _vet_settings(*layers: Any) -> None:
     """Refuse a run's or an assistant's settings that a caller may not send (403), or that
     are not valid settings at all (422), before anything is stored."""
@@ -95,7 +135,7 @@ def _vet_settings(*layers: Any) -> None:
     try:
         served_configuration(values)
     except CallerRefusedError as exc:
-        raise Auth.exceptions.HTTPException(status_code=403, detail=str(exc)) from None
+        raise _refused(str(exc)) from None
     except ConfigurationError as exc:
         raise Auth.exceptions.HTTPException(status_code=422, detail=str(exc)) from None
 
@@ -107,6 +147,15 @@ async def create_thread(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.F
 
 @auth.on.threads.update
 async def update_thread(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
+    """A thread's metadata (ponder --server keeps a run's options there) and a run's
+    cancellation (an ``action``) are the caller's own; its state is the graph's. LangGraph
+    asks this handler about a state write with the thread's id alone."""
+    if "metadata" not in value and not value.get("action"):
+        raise _refused(
+            "A caller cannot write a thread's state on this server (update_state, or a "
+            "thread created with supersteps): ponder's graph keeps its own. Start a run with "
+            "input, or answer a paused run's question with command={'resume': answer}."
+        )
     return _owned(ctx, value)
 
 
@@ -119,6 +168,7 @@ async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fil
 async def create_run(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
     kwargs = value.get("kwargs") or {}
     config = kwargs.get("config") or {}
+    _vet_run(kwargs)
     _vet_settings(config.get("configurable"), kwargs.get("context"))
     return _owned(ctx, value)
 
@@ -126,6 +176,8 @@ async def create_run(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Filt
 @auth.on(resources=["assistants"], actions=["create", "update"])
 async def write_assistant(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
     config = value.get("config") or {}
+    if too_deep := _too_deep(config):
+        raise _refused(f"This server refused the assistant: {too_deep}.")
     _vet_settings(config.get("configurable"), value.get("context"))
     return _owned(ctx, value)
 
