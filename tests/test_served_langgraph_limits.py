@@ -2,7 +2,8 @@
 may spend and steer, through langgraph-sdk: a thread's state, a run's goto or update, a
 webhook and a deeper recursion_limit are refused (403) while answering a clarifying
 question still resumes a run; a caller above an operator ceiling is refused with the
-ceiling named."""
+ceiling named, and one with as many runs pending or running as the operator allows gets 429
+until one ends."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_dev import TEAM_MAX_LOOPS, Team
+from langgraph_dev import TEAM_MAX_LOOPS, TEAM_RUNS, TOKENS, Team
 from support import ask_once
-from test_served_langgraph import refused, status_of
+from test_served_langgraph import detail_of, refused, status_of
 
+from ponder import aresearch
+from ponder.errors import RemoteServerError
 from ponder.testing import ScriptedBackend
 
 TOPIC = {"topic": "How do tides work?"}
@@ -94,3 +97,41 @@ async def test_a_caller_above_an_operator_ceiling_is_refused_with_the_ceiling_na
         thread, "ponder", input=TOPIC, context={**LOOP, "max_loops": TEAM_MAX_LOOPS}
     )
     assert str(done["report"]).startswith("# ")
+
+
+async def test_a_caller_has_at_most_its_limit_of_runs_pending_or_running(
+    team: Team, team_scripted: ScriptedBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob = team.client("alice"), team.client("bob")
+    queued: list[tuple[str, str]] = []
+    try:
+        for _ in range(TEAM_RUNS):  # runs that wait their turn (queued) still count
+            thread = (await alice.threads.create())["thread_id"]
+            run = await alice.runs.create(thread, "ponder", input=TOPIC, after_seconds=600)
+            queued.append((thread, run["run_id"]))
+        thread = (await alice.threads.create())["thread_id"]
+        for attempt in (
+            alice.runs.create(thread, "ponder", input=TOPIC, context=LOOP),
+            alice.runs.wait(None, "ponder", input=TOPIC, context=LOOP),  # a thread-less run
+        ):
+            with pytest.raises(httpx.HTTPStatusError) as caught:
+                await attempt
+            assert status_of(caught.value) == 429, caught.value.response.text
+            said = detail_of(caught.value)
+            assert f"You already have {TEAM_RUNS} runs running or queued here" in said
+            assert f"PONDER_CALLER_RUNS={TEAM_RUNS}" in said
+        # `ponder --server` says the same.
+        monkeypatch.setenv("PONDER_SERVER_TOKEN", TOKENS["alice"])
+        with pytest.raises(RemoteServerError, match=f"PONDER_CALLER_RUNS={TEAM_RUNS}"):
+            await aresearch("How do tides work?", server=team.url, **LOOP)
+        assert team.rig.chat_log() == []
+        # Another caller is not held to alice's runs.
+        theirs = (await bob.threads.create())["thread_id"]
+        assert (await bob.runs.wait(theirs, "ponder", input=TOPIC, context=LOOP))["report"]
+        # One of alice's ends: she may start one again.
+        await alice.runs.cancel(*queued.pop())
+        done = await alice.runs.wait(thread, "ponder", input=TOPIC, context=LOOP)
+        assert str(done["report"]).startswith("# ")
+    finally:
+        for thread, run_id in queued:
+            await alice.runs.cancel(thread, run_id)

@@ -16,24 +16,32 @@ A served graph's state and course are not caller input either: writing a thread'
 is for), a ``webhook``, and a ``recursion_limit`` above what a run at the operator's
 ceilings needs are refused (403). The graph does not trust its counters either
 (:func:`ponder.state.graph_count`), so a state written some other way cannot extend a run.
+
+A caller may have at most ``caller_runs`` runs pending or running at once (429 beyond it).
+The handler counts them in the server's own store, through LangGraph's in-process client,
+as each run is created: two created in the same instant may both pass.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
+import logging
 from typing import Any
 
 from langgraph_sdk import Auth
+from langgraph_sdk.schema import RunStatus
 
 from ponder.callers import operator_configuration, served_configuration
-from ponder.ceilings import above_recursion_ceiling, recursion_ceiling
+from ponder.ceilings import above_recursion_ceiling, recursion_ceiling, too_many_runs
 from ponder.environment import Secret, secret
 from ponder.errors import CallerRefusedError, ConfigurationError
 
 TOKENS_ENV: Secret = "PONDER_SERVER_TOKENS"
+LIVE: tuple[RunStatus, ...] = ("pending", "running")  # a run holding one of its caller's places
 
 auth = Auth()
+log = logging.getLogger(__name__)
 
 
 def server_tokens(raw: str | None = None) -> dict[str, str]:
@@ -170,7 +178,41 @@ async def create_run(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Filt
     config = kwargs.get("config") or {}
     _vet_run(kwargs)
     _vet_settings(config.get("configurable"), kwargs.get("context"))
+    await _within_run_limit(ctx.user.identity)
     return _owned(ctx, value)
+
+
+async def _within_run_limit(user: str) -> None:
+    """Refuse (429) a run beyond the caller's ``caller_runs`` pending or running ones."""
+    limit = operator_configuration().caller_runs
+    try:
+        live = await _live_runs(user, limit)
+    except Exception as exc:  # not counted is not allowed: the limit must hold
+        log.exception("could not count %s's runs", user)
+        raise Auth.exceptions.HTTPException(
+            status_code=503,
+            detail=f"This server could not count your runs in progress ({type(exc).__name__}) "
+            "— try again; if it lasts, its operator finds the cause in the server's log.",
+        ) from None
+    if live >= limit:
+        raise Auth.exceptions.HTTPException(status_code=429, detail=str(too_many_runs(live, limit)))
+
+
+async def _live_runs(user: str, limit: int) -> int:
+    """The user's pending and running runs, up to ``limit``: each lies on one of the user's
+    busy threads, read through the server's in-process client (no auth there, so no
+    recursion into this handler)."""
+    from langgraph_sdk import get_client
+
+    async with get_client(url=None, api_key=None) as server:
+        busy = await server.threads.search(metadata={"owner": user}, status="busy", limit=limit)
+        live = 0
+        for thread in busy:
+            for status in LIVE:
+                live += len(await server.runs.list(thread["thread_id"], status=status, limit=limit))
+            if live >= limit:
+                break
+        return live
 
 
 @auth.on(resources=["assistants"], actions=["create", "update"])
