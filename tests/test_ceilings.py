@@ -5,13 +5,18 @@ the operator itself is held to none of them."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from support import over_corpus
+
+from ponder import aresearch
 from ponder.callers import served_configuration, vet
 from ponder.ceilings import CEILINGS, RunSlots, env_name, hard_cap, recursion_ceiling
 from ponder.config import Configuration
 from ponder.errors import CallerRefusedError, ConfigurationError, TooManyRunsError
 from ponder.run_settings import SERVED_KEY, run_configuration
+from ponder.testing import Rig, ScriptedBackend
 
 
 def test_every_ceiling_stands_at_its_costs_hard_cap_until_the_operator_lowers_it() -> None:
@@ -83,3 +88,15 @@ def test_run_slots_hold_each_caller_to_its_limit_and_free_a_slot_when_a_run_ends
     assert slots.live("alice") == 0
     with slots.hold("alice", 2):  # a slot ended is free again
         assert slots.live("alice") == 1
+
+
+async def test_the_python_api_runs_past_the_ceilings_it_sets_for_callers(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PONDER_CALLER_MAX_LOOPS", "1")
+    scripted.overrides["Reflection"] = lambda _r: {
+        "is_sufficient": False, "knowledge_gap": "more", "scope": "focused", "subtopics": [],
+        "follow_up_queries": [f"tides {len(rig.chat_log())}"]}  # fmt: skip
+    report = await aresearch("How do tides work?", **over_corpus(rig, corpus, mode="loop",
+                                                                 max_loops=2))  # fmt: skip
+    assert report.stats.rounds == 2
