@@ -221,8 +221,9 @@ async def test_a_caller_is_held_to_the_operators_ceilings_and_runs_at_once(
                           "PONDER_CALLER_MAX_LOOPS")  # fmt: skip
         mcp_rig.backend = ScriptedBackend(delay=0.5)  # a run that takes a few seconds
         try:
+            calls = len(mcp_rig.chat_log())  # the module's earlier tests asked it too
             first = asyncio.create_task(client.call_tool("research", question))
-            while not mcp_rig.chat_log():  # the first run is under way
+            while len(mcp_rig.chat_log()) == calls:  # until the first run is under way
                 assert not first.done(), text_of(first.result())
                 await asyncio.sleep(0.05)
             second = await client.call_tool("research", question)
