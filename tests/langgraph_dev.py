@@ -149,6 +149,7 @@ def wait_for_url(server: subprocess.Popen[str], lines: list[str]) -> str:
 # -- one shared server, for every module that needs a team's server -----------------------
 
 TOKENS = {"alice": "tok-alice-0c1f", "bob": "tok-bob-7e2a"}
+TEAM_MAX_LOOPS, TEAM_RUNS = 4, 2
 
 
 @dataclass
@@ -187,6 +188,10 @@ def start_team(folder: Path) -> Iterator[Team]:
             "PONDER_DATA_DIR": str(folder / "server-data"),
             "PONDER_CACHE_DIR": str(folder / "server-cache"),
             "PONDER_SERVER_TOKENS": ",".join(f"{u}={t}" for u, t in TOKENS.items()),
+            # The operator's ceilings (ponder.ceilings): a caller may ask at most 4 rounds,
+            # and have at most 2 runs running or queued at once.
+            "PONDER_CALLER_MAX_LOOPS": str(TEAM_MAX_LOOPS),
+            "PONDER_CALLER_RUNS": str(TEAM_RUNS),
         }
         try:
             with langgraph_dev(folder / "server", env) as url:

@@ -45,6 +45,14 @@ HOSTILE: dict[str, Any] = {
     "docs_roots": ["/"],
     "caller_searches": ["tavily"],
     "caller_models": ["*"],
+    # Ceilings stand at their hard caps unless the operator lowers them: any other value from
+    # a caller is refused like every operator field (raising them further is invalid).
+    "caller_max_loops": 1,
+    "caller_queries_per_round": 1,
+    "caller_results_per_query": 1,
+    "caller_max_concurrent_researchers": 1,
+    "caller_max_supervisor_rounds": 1,
+    "caller_runs": 1000,
 }
 
 

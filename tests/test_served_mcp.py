@@ -1,11 +1,13 @@
 """A hostile caller of `ponder mcp`, through the official MCP client over stdio and
 streamable HTTP: documents outside the operator's folders, backends the operator did not
-enable and runs the server did not start are refused with a message, and the server goes on
-serving; on loopback the SDK's Host/Origin checks stand, and off loopback a bearer token is
-required (401 without it)."""
+enable, runs the server did not start, rounds above the operator's ceiling and a run beyond
+the caller's runs at once are refused with a message, and the server goes on serving; on
+loopback the SDK's Host/Origin checks stand, and off loopback a bearer token is required
+(401 without it)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -204,3 +206,31 @@ def test_listening_off_loopback_without_a_token_is_refused_before_binding(
     )  # fmt: skip
     assert done.returncode == 2
     assert "PONDER_MCP_TOKEN" in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_a_caller_is_held_to_the_operators_ceilings_and_runs_at_once(
+    mcp_rig: Rig, disk: Path
+) -> None:
+    env = operator_env(mcp_rig, disk, PONDER_CALLER_MAX_LOOPS="2", PONDER_CALLER_RUNS="1")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ponder", "mcp"], env=env)
+    question = {"question": "How do tides work?", "mode": "loop", "max_loops": 1}
+    steady = mcp_rig.backend
+    async with Client(params) as client:
+        result = await client.call_tool("research", {**question, "max_loops": 3})
+        assert is_refused(result, "max_loops=3 is above this server's ceiling of 2",
+                          "PONDER_CALLER_MAX_LOOPS")  # fmt: skip
+        mcp_rig.backend = ScriptedBackend(delay=0.5)  # a run that takes a few seconds
+        try:
+            calls = len(mcp_rig.chat_log())  # the module's earlier tests asked it too
+            first = asyncio.create_task(client.call_tool("research", question))
+            while len(mcp_rig.chat_log()) == calls:  # until the first run is under way
+                assert not first.done(), text_of(first.result())
+                await asyncio.sleep(0.05)
+            second = await client.call_tool("research", question)
+            assert is_refused(second, "You already have 1 run running or queued here",
+                              "PONDER_CALLER_RUNS=1")  # fmt: skip
+            assert not (await first).is_error
+        finally:
+            mcp_rig.backend = steady
+        third = await client.call_tool("research", question)  # the first one's slot is free
+    assert not third.is_error and text_of(third).startswith("# ")

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from ponder import research
 from ponder.interfaces.cli import main
 from ponder.interfaces.ui.app import create_app
-from ponder.testing import Rig
+from ponder.testing import Rig, ScriptedBackend
 
 HOST, PORT = "127.0.0.1", 8765
 BASE = f"http://{HOST}:{PORT}"
@@ -183,3 +183,46 @@ def test_a_failing_search_backend_shows_what_went_wrong_and_what_to_check(
         assert any(closed in w and "searxng_url" in w for w in warnings)
         page = ui.get(path).text
         assert "No sources were found" in page and "check searxng_url" in page
+
+
+def test_a_callers_rounds_are_held_to_the_operators_ceiling_and_the_operators_are_not(
+    users: dict[str, Any], operator_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PONDER_CALLER_MAX_LOOPS", "2")
+    alice, op = users["alice"], users["op"]
+    assert 'max="2"' in alice.get("/").text and 'max="20"' in op.get("/").text
+    above = alice.post("/runs", data={"topic": "Tides", "mode": "loop", "max_loops": "3"})
+    assert above.status_code == 400
+    assert "max_loops=3 is above this server&#x27;s ceiling of 2" in above.text
+    assert "PONDER_CALLER_MAX_LOOPS" in above.text
+    three = {"topic": "Tides", "mode": "loop", "max_loops": "3", "docs": str(operator_env)}
+    mine = op.post("/runs", data=three)
+    assert mine.status_code == 303, mine.text
+    assert finished(op, mine.headers["location"])[-1]["status"] == "done"
+
+
+def test_a_caller_with_as_many_live_runs_as_allowed_is_refused_until_one_ends(
+    users: dict[str, Any], scripted: ScriptedBackend, operator_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setenv("PONDER_CALLER_RUNS", "1")
+    scripted.delay = 0.3  # each run stays live for a few seconds
+    alice, bob, op = users["alice"], users["bob"], users["op"]
+    ask = {"topic": "How do tides work?", "mode": "loop", "docs": str(operator_env)}
+    first = alice.post("/runs", data=ask)
+    assert first.status_code == 303, first.text
+    path = first.headers["location"]
+    again = alice.post("/runs", data={**ask, "topic": "Why two tides a day?"})
+    assert again.status_code == 429
+    assert "You already have 1 run running or queued here" in again.text
+    assert "PONDER_CALLER_RUNS=1" in again.text
+    assert "Why two tides a day?</textarea>" in again.text, "the question is kept"
+    others = [bob.post("/runs", data=ask), op.post("/runs", data=ask), op.post("/runs", data=ask)]
+    assert [r.status_code for r in others] == [303, 303, 303]  # bob's own; the operator's any
+    assert finished(alice, path)[-1]["status"] == "done"
+    second = alice.post("/runs", data=ask)  # the first ended: room for one again
+    assert second.status_code == 303, second.text
+    follow_up = alice.post(f"{path}/follow-up", data={"topic": "And in lakes?"})
+    assert follow_up.status_code == 429 and "PONDER_CALLER_RUNS=1" in follow_up.text
+    for user, started in ((alice, second), *zip((bob, op, op), others, strict=True)):
+        finished(user, started.headers["location"])

@@ -11,7 +11,10 @@ operator, whose settings come from the server's environment. A caller chooses on
   ``docs``), once ``~``, ``..`` and symlinks are resolved on the server;
 - ``model`` and ``report_model``: the operator's, or one of ``caller_models``;
 - ``fetch_full_page`` only while the operator keeps ``allow_private_urls`` off (with it on,
-  full pages would be read from the operator's private network at a caller's wish).
+  full pages would be read from the operator's private network at a caller's wish);
+- each cost (rounds, queries, results, researchers, supervisor rounds) at most the
+  operator's ceiling for it (:mod:`ponder.ceilings`); a caller who leaves one unset gets the
+  operator's value, lowered to the ceiling.
 
 An ``Operator`` field is refused unless its value is the operator's own: a form that
 echoes every field (as a UI may) changes nothing, and anything else is refused, never used.
@@ -26,6 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ponder.ceilings import above_ceiling, lowered_to_ceilings
 from ponder.choices import search_names
 from ponder.config import Configuration
 from ponder.errors import CallerRefusedError
@@ -114,7 +118,7 @@ def served_options(
     """The explicit options of a caller's run: its vetted values, and the operator's document
     roots as its documents when the operator named roots but no ``docs``."""
     operator = operator or operator_configuration()
-    options = vet(values, operator)
+    options = lowered_to_ceilings(vet(values, operator), operator)
     if "docs" not in options and not operator.docs and operator.docs_roots:
         options["docs"] = [str(root) for root in document_roots(operator)]
     return options
@@ -154,6 +158,8 @@ def _limit(name: str, value: Any, operator: Configuration) -> str | tuple[Any] |
         )
     if name == "docs":
         return _inside_roots(value, operator)
+    if (over := above_ceiling(name, value, operator)) is not None:
+        return over
     if name in _MODEL_FIELDS:
         allowed = operator.caller_models
         if value in (operator.model, operator.report_model) or "*" in allowed or value in allowed:

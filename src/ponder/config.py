@@ -37,6 +37,13 @@ WIKIPEDIA_URL = "https://{lang}.wikipedia.org/w/api.php"
 ARXIV_URL = "https://export.arxiv.org/api/query"
 
 
+def _ceiling(field: str, cap: int) -> Any:
+    """An operator's ceiling on a caller's ``field``, whose hard cap is ``cap``."""
+    return Field(
+        cap, ge=1, le=cap, description=f"On a shared server: the highest {field} a caller may ask."
+    )
+
+
 class Configuration(BaseModel):
     """Every knob ponder has. Studio shows these fields with their descriptions."""
 
@@ -209,6 +216,19 @@ class Configuration(BaseModel):
         default_factory=list,
         description="On a shared server: models a caller may choose for model and "
         "report_model ('*': any). Empty: the operator's models are pinned.",
+    )
+    # The most a caller may choose of each cost (ponder.ceilings); unset: the field's hard cap.
+    caller_max_loops: Operator[int] = _ceiling("max_loops", 20)
+    caller_queries_per_round: Operator[int] = _ceiling("queries_per_round", 8)
+    caller_results_per_query: Operator[int] = _ceiling("results_per_query", 20)
+    caller_max_concurrent_researchers: Operator[int] = _ceiling("max_concurrent_researchers", 10)
+    caller_max_supervisor_rounds: Operator[int] = _ceiling("max_supervisor_rounds", 10)
+    caller_runs: Operator[int] = Field(
+        3,
+        ge=1,
+        le=1000,
+        description="On a shared server: how many runs one caller may have running or queued "
+        "at once; one more is refused until one ends.",
     )
 
     @model_validator(mode="after")

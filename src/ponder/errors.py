@@ -153,6 +153,11 @@ class CallerRefusedError(ConfigurationError):
     """A caller of a shared server set what only the server's operator may set."""
 
 
+class TooManyRunsError(CallerRefusedError):
+    """A caller of a shared server already has as many runs running or queued as its
+    operator allows (``caller_runs``); one more is refused until one ends."""
+
+
 class SearchBackendError(PonderError):
     """One search backend failed this time (network, server error): the search falls back
     or goes on without it. 'No results' is an empty list, not this; a backend that cannot

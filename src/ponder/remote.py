@@ -271,7 +271,7 @@ async def _talking_to(server: str) -> AsyncIterator[None]:
                 f"The LangGraph server at {server} wants a token ({_detail(exc)}) — set "
                 f"{TOKEN_ENV} to the one its operator gave you."
             ) from None
-        if status == 403:
+        if status in (403, 429):  # a setting it refuses; too many runs of yours at once
             detail = _detail(exc)
             raise RemoteServerError(f"The LangGraph server at {server} refused: {detail}") from None
         if status is not None:

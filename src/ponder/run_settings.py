@@ -4,7 +4,8 @@ Per-run values come from LangGraph's runtime context (the Python API) or
 ``RunnableConfig["configurable"]`` (Studio, LangGraph Server); the environment and the
 defaults fill the rest. On a graph served to others (marked with ``SERVED_KEY``) the
 per-run values are a caller's, and only what the operator allows is taken
-(:mod:`ponder.callers`).
+(:mod:`ponder.callers`); a ``recursion_limit`` beyond what any run needs is refused there
+too, so the graph holds the line even with no authentication handler in front of it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from ponder.callers import served_configuration
+from ponder.ceilings import MOST_SUPERSTEPS, above_recursion_ceiling
 from ponder.config import Configuration
+from ponder.errors import CallerRefusedError
 
 # Present in ``configurable`` of the graphs a server serves (graphs/studio.py). Only its
 # presence counts: a caller's config is merged over the graph's, so it can add this key or
@@ -47,5 +50,8 @@ def run_configuration(
     fields = Configuration.model_fields
     per_run = {k: v for k, v in per_run.items() if k in fields and v is not None}
     if SERVED_KEY in configurable:
+        refused = above_recursion_ceiling((config or {}).get("recursion_limit"), MOST_SUPERSTEPS)
+        if refused:
+            raise CallerRefusedError(f"This server refused the run: {refused}.")
         return served_configuration(per_run)
     return Configuration.from_values(per_run)

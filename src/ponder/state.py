@@ -18,6 +18,16 @@ from ponder.sources import Source, merge_sources
 from ponder.stats import merge_stats
 
 
+def graph_count(value: Any, spent: int) -> int:
+    """A counter the graph keeps (rounds, supervisor rounds, questions), as it writes it: a
+    whole number from 0. Anything else was written from outside the graph (a caller setting
+    the state of a served thread) and reads as ``spent``, all of it used: it ends that work
+    rather than extend it. A count the graph wrote stays exact."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return spent
+
+
 class Finding(TypedDict):
     """One passage read this round, already numbered by its source."""
 

@@ -10,28 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotated_types import Le
 from langchain_core.runnables import RunnableConfig
 
-from ponder.config import Configuration
+from ponder.ceilings import MOST_SUPERSTEPS
 from ponder.graphs.deep import deep_builder
 from ponder.graphs.main import graph_builder
 from ponder.run_settings import SERVED_KEY
 
-
-def _maximum(field: str) -> int:
-    """The upper bound a Configuration field allows (its ``le=`` constraint)."""
-    for rule in Configuration.model_fields[field].metadata:
-        if isinstance(rule, Le):
-            return int(rule.le)  # type: ignore[call-overload]
-    raise ValueError(f"Configuration.{field} has no upper bound")
-
-
 # Studio users can raise the caps in the UI, so allow the supersteps of the largest ones.
-RECURSION_LIMIT = Configuration.model_construct(
-    max_loops=_maximum("max_loops"),
-    max_supervisor_rounds=_maximum("max_supervisor_rounds"),
-).recursion_limit
+RECURSION_LIMIT = MOST_SUPERSTEPS
 
 SERVED = RunnableConfig(recursion_limit=RECURSION_LIMIT, configurable={SERVED_KEY: True})
 

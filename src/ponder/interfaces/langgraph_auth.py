@@ -9,23 +9,39 @@ set is refused (403), and one with an invalid value (422), before it is stored; 
 refuses the same by itself (``ponder.graphs.studio``), so the check also holds without this
 handler. Everything else (scheduled runs, the key-value store) is refused: ponder uses
 neither.
+
+A served graph's state and course are not caller input either: writing a thread's state
+(``update_state``, a thread created with ``supersteps``), a run whose ``command`` carries
+``update`` or ``goto`` (``resume``, the answer to a clarifying question, is what a command
+is for), a ``webhook``, and a ``recursion_limit`` above what a run at the operator's
+ceilings needs are refused (403). The graph does not trust its counters either
+(:func:`ponder.state.graph_count`), so a state written some other way cannot extend a run.
+
+A caller may have at most ``caller_runs`` runs pending or running at once (429 beyond it).
+The handler counts them in the server's own store, through LangGraph's in-process client,
+as each run is created: two created in the same instant may both pass.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
+import logging
 from typing import Any
 
 from langgraph_sdk import Auth
+from langgraph_sdk.schema import RunStatus
 
-from ponder.callers import served_configuration
+from ponder.callers import operator_configuration, served_configuration
+from ponder.ceilings import above_recursion_ceiling, recursion_ceiling, too_many_runs
 from ponder.environment import Secret, secret
 from ponder.errors import CallerRefusedError, ConfigurationError
 
 TOKENS_ENV: Secret = "PONDER_SERVER_TOKENS"
+LIVE: tuple[RunStatus, ...] = ("pending", "running")  # a run holding one of its caller's places
 
 auth = Auth()
+log = logging.getLogger(__name__)
 
 
 def server_tokens(raw: str | None = None) -> dict[str, str]:
@@ -85,6 +101,38 @@ def _owned(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
     return {"owner": ctx.user.identity}
 
 
+def _refused(detail: str) -> Auth.exceptions.HTTPException:
+    return Auth.exceptions.HTTPException(status_code=403, detail=detail)
+
+
+def _vet_run(kwargs: dict[str, Any]) -> None:
+    """Refuse what a run carries besides its settings that would steer the served graph
+    or send its output elsewhere (403), before anything is stored."""
+    problems = []
+    command = kwargs.get("command")
+    steered = [k for k in ("update", "goto") if isinstance(command, dict) and command.get(k)]
+    if steered:
+        problems.append(
+            f"a run's command may only resume a paused run ({{'resume': answer}}), not "
+            f"{' or '.join(steered)}: ponder's graph keeps its own state and course"
+        )
+    if kwargs.get("webhook"):
+        problems.append(
+            "webhook: this server sends a run's output to no address a caller names — "
+            "follow the run (wait, join or stream) instead"
+        )
+    if too_deep := _too_deep(kwargs.get("config")):
+        problems.append(too_deep)
+    if problems:
+        raise _refused("This server refused the run: " + "; ".join(problems) + ".")
+
+
+def _too_deep(config: Any) -> str | None:
+    """A run's (or an assistant's) recursion_limit above what a run at the ceilings needs."""
+    limit = config.get("recursion_limit") if isinstance(config, dict) else None
+    return above_recursion_ceiling(limit, recursion_ceiling(operator_configuration()))
+
+
 def _vet_settings(*layers: Any) -> None:
     """Refuse a run's or an assistant's settings that a caller may not send (403), or that
     are not valid settings at all (422), before anything is stored."""
@@ -95,7 +143,7 @@ def _vet_settings(*layers: Any) -> None:
     try:
         served_configuration(values)
     except CallerRefusedError as exc:
-        raise Auth.exceptions.HTTPException(status_code=403, detail=str(exc)) from None
+        raise _refused(str(exc)) from None
     except ConfigurationError as exc:
         raise Auth.exceptions.HTTPException(status_code=422, detail=str(exc)) from None
 
@@ -107,6 +155,15 @@ async def create_thread(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.F
 
 @auth.on.threads.update
 async def update_thread(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
+    """A thread's metadata (ponder --server keeps a run's options there) and a run's
+    cancellation (an ``action``) are the caller's own; its state is the graph's. LangGraph
+    asks this handler about a state write with the thread's id alone."""
+    if "metadata" not in value and not value.get("action"):
+        raise _refused(
+            "A caller cannot write a thread's state on this server (update_state, or a "
+            "thread created with supersteps): ponder's graph keeps its own. Start a run with "
+            "input, or answer a paused run's question with command={'resume': answer}."
+        )
     return _owned(ctx, value)
 
 
@@ -119,13 +176,50 @@ async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fil
 async def create_run(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
     kwargs = value.get("kwargs") or {}
     config = kwargs.get("config") or {}
+    _vet_run(kwargs)
     _vet_settings(config.get("configurable"), kwargs.get("context"))
+    await _within_run_limit(ctx.user.identity)
     return _owned(ctx, value)
+
+
+async def _within_run_limit(user: str) -> None:
+    """Refuse (429) a run beyond the caller's ``caller_runs`` pending or running ones."""
+    limit = operator_configuration().caller_runs
+    try:
+        live = await _live_runs(user, limit)
+    except Exception as exc:  # not counted is not allowed: the limit must hold
+        log.exception("could not count %s's runs", user)
+        raise Auth.exceptions.HTTPException(
+            status_code=503,
+            detail=f"This server could not count your runs in progress ({type(exc).__name__}) "
+            "— try again; if it lasts, its operator finds the cause in the server's log.",
+        ) from None
+    if live >= limit:
+        raise Auth.exceptions.HTTPException(status_code=429, detail=str(too_many_runs(live, limit)))
+
+
+async def _live_runs(user: str, limit: int) -> int:
+    """The user's pending and running runs, up to ``limit``: each lies on one of the user's
+    busy threads, read through the server's in-process client (no auth there, so no
+    recursion into this handler)."""
+    from langgraph_sdk import get_client
+
+    async with get_client(url=None, api_key=None) as server:
+        busy = await server.threads.search(metadata={"owner": user}, status="busy", limit=limit)
+        live = 0
+        for thread in busy:
+            for status in LIVE:
+                live += len(await server.runs.list(thread["thread_id"], status=status, limit=limit))
+            if live >= limit:
+                break
+        return live
 
 
 @auth.on(resources=["assistants"], actions=["create", "update"])
 async def write_assistant(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
     config = value.get("config") or {}
+    if too_deep := _too_deep(config):
+        raise _refused(f"This server refused the assistant: {too_deep}.")
     _vet_settings(config.get("configurable"), value.get("context"))
     return _owned(ctx, value)
 

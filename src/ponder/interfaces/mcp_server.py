@@ -11,8 +11,10 @@ with ``resume``. Settings come from the environment exactly as for the CLI
 (``PONDER_MODEL``, ``OLLAMA_HOST``, ``PONDER_DOCS``…): the environment is the operator's.
 
 The client is a caller, often an agent acting on text it read: its ``search`` must be one
-the operator enables and its ``docs`` must lie in the operator's document folders
-(:mod:`ponder.callers`), and ``resume`` continues only runs this server started.
+the operator enables, its ``docs`` must lie in the operator's document folders and its
+``max_loops`` at most the operator's ceiling (:mod:`ponder.callers`); ``resume`` continues
+only runs this server started, and one caller (one token; the one client of stdio) has at
+most ``caller_runs`` runs in progress at once (:class:`ponder.ceilings.RunSlots`).
 
 Served over stdio (the default) or, with ``--http PORT``, over streamable HTTP (who may
 call: :mod:`ponder.interfaces.mcp_http`).
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.elicitation import render_elicitation_schema
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import (
@@ -35,7 +38,8 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
-from ponder.callers import served_options
+from ponder.callers import operator_configuration, served_options
+from ponder.ceilings import RunSlots
 from ponder.choices import Mode, SearchName
 from ponder.errors import PonderError
 from ponder.events import ProgressEvent
@@ -51,6 +55,8 @@ INSTRUCTIONS = (
 
 ANSWER_KEY = "clarification"  # the key of our one input request
 RUN_PREFIX = "mcp-"  # the ids of the runs this server starts, the only ones it resumes
+SLOTS = RunSlots()  # the runs each caller has in progress here
+LOCAL_CALLER = "local"  # stdio's one client, or anyone on an open loopback port
 
 
 class Answer(BaseModel):
@@ -174,7 +180,23 @@ def _answered(ctx: Context) -> tuple[str, str] | None:
     return ctx.request_state, answer
 
 
+def _caller() -> str:
+    """Who calls: the client its bearer token names, or the one local client."""
+    token = get_access_token()
+    return token.client_id if token is not None else LOCAL_CALLER
+
+
 async def _run(events: Any, ctx: Context) -> CallToolResult | InputRequiredResult:
+    """Drive a run in one of its caller's slots; none free is a clear refusal."""
+    try:
+        limit = operator_configuration().caller_runs
+        with SLOTS.hold(_caller(), limit):
+            return await _drive(events, ctx)
+    except PonderError as exc:  # too many runs at once, or the server's settings are invalid
+        return _error(str(exc))
+
+
+async def _drive(events: Any, ctx: Context) -> CallToolResult | InputRequiredResult:
     """Drive a run to its report, sending a progress notification per round."""
     from ponder.errors import ClarificationNeeded
 

@@ -16,6 +16,7 @@ from ponder.nodes.context import NodeContext, node
 from ponder.schemas import Clarification
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.vetting import usable_text
+from ponder.state import graph_count
 
 MAX_QUESTIONS = 2
 
@@ -30,7 +31,7 @@ async def clarify_with_user(state: DeepState, ctx: NodeContext) -> dict[str, Any
     if state.get("sources") and not state.get("conversation"):
         carried = [{"number": s["number"], "url": s["url"]} for s in state.get("sources", [])]
         ctx.emit("handoff", sources=carried)
-    asked = state.get("clarifications", 0)
+    asked = graph_count(state.get("clarifications", 0), MAX_QUESTIONS)
     if not ctx.config.allow_clarification or asked >= MAX_QUESTIONS:
         return {"pending_question": ""}
     prompt = Prompt.simple(
@@ -55,7 +56,7 @@ async def ask_user(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     answer = interrupt({"question": question})
     return {
         "conversation": [f"Question: {question}", f"Answer: {str(answer).strip()}"],
-        "clarifications": state.get("clarifications", 0) + 1,
+        "clarifications": graph_count(state.get("clarifications", 0), MAX_QUESTIONS) + 1,
         "pending_question": "",
     }
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from ponder import prompts
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.route import can_hand_off
+from ponder.nodes.route import can_hand_off, rounds_done
 from ponder.schemas import Reflection, Verdict, reflection_schema
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.aspects import (
@@ -49,7 +49,7 @@ async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     scope, subtopics = _scope(result, topic)
     gap = _gap(result.knowledge_gap, gaps)
     queries: list[str] = []
-    if not sufficient and state.get("research_loop_count", 0) < ctx.config.max_loops:
+    if not sufficient and rounds_done(state, ctx.config) < ctx.config.max_loops:
         wanted = worth_searching(gaps, summary, state.get("queries_run", []))
         queries = _next_queries(result.follow_up_queries, gap, state, ctx, (wanted, aspects))
     reflection = ReflectionState(
@@ -84,7 +84,7 @@ def _prompt(state: LoopState, n: int, asks_scope: bool) -> Prompt:
 def _verdict_matters(state: LoopState, ctx: NodeContext) -> bool:
     """False after the last round of a run that cannot hand off (mode=loop, or a researcher):
     no answer of the model could change what happens next, so it is not asked."""
-    if state.get("research_loop_count", 0) < ctx.config.max_loops:
+    if rounds_done(state, ctx.config) < ctx.config.max_loops:
         return True
     return can_hand_off(state, ctx.config)
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from ponder.errors import SearchBackendError
 from ponder.nodes.context import NodeContext, node
+from ponder.nodes.route import rounds_done
+from ponder.services.research.vetting import MAX_QUERY_CHARS
 from ponder.services.search import SearchBackend, SearchResult, make_search
 from ponder.services.text.passages import best_passages
 from ponder.sources import Source, merge_sources, next_number, source_key
@@ -27,8 +29,8 @@ PASSAGE_CHARS = 1200  # evidence kept per result; the summary prompt trims furth
 
 @node("web_research")
 async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
-    queries = state.get("queries", [])
-    round_number = state.get("research_loop_count", 0) + 1
+    queries = searchable(state.get("queries"), ctx.config.queries_per_round)
+    round_number = rounds_done(state, ctx.config) + 1
     ctx.emit("round_start", round=round_number, max_rounds=ctx.config.max_loops, queries=queries)
     # Off the event loop: opening the local index touches the disk (LangGraph Server forbids
     # blocking calls in async nodes).
@@ -52,6 +54,19 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
         "round_findings": findings,
         "research_loop_count": round_number,
     }
+
+
+def searchable(queries: Any, limit: int) -> list[str]:
+    """The round's queries as the graph writes them: distinct texts, at most ``limit`` of
+    them (``queries_per_round``), each at most MAX_QUERY_CHARS long. Whatever is beyond
+    that came from outside the graph (a write to a served thread's state) and is not
+    searched."""
+    kept: list[str] = []
+    for query in queries if isinstance(queries, list) else []:
+        text = " ".join(query.split())[:MAX_QUERY_CHARS] if isinstance(query, str) else ""
+        if text and text not in kept:
+            kept.append(text)
+    return kept[:limit]
 
 
 async def _search_all(

@@ -8,7 +8,7 @@ from langchain_core.runnables import RunnableConfig
 
 from ponder.config import Configuration
 from ponder.run_settings import run_configuration
-from ponder.state import LoopState
+from ponder.state import LoopState, graph_count
 
 AfterReflect = Literal["web_research", "finalize_summary", "deep_research"]
 AtStart = Literal["generate_query", "deep_research"]
@@ -27,6 +27,11 @@ def can_hand_off(state: LoopState, settings: Configuration) -> bool:
     return settings.mode == "auto" and not state.get("brief")
 
 
+def rounds_done(state: LoopState, settings: Configuration) -> int:
+    """The loop's rounds so far; a count the graph never writes reads as all of them."""
+    return graph_count(state.get("research_loop_count", 0), settings.max_loops)
+
+
 def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
     """Hand off a broad topic, stop when sufficient or out of rounds, else search again."""
     settings = run_configuration(config)
@@ -35,7 +40,7 @@ def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
         return "deep_research"
     if reflection.get("is_sufficient"):
         return "finalize_summary"
-    if state.get("research_loop_count", 0) >= settings.max_loops:
+    if rounds_done(state, settings) >= settings.max_loops:
         return "finalize_summary"
     if not state.get("queries"):
         return "finalize_summary"

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.types import Send
 
 from ponder import prompts
 from ponder.deep_state import DeepState, Note, ResearcherResult, ResearcherTask
 from ponder.nodes.context import NodeContext, node
+from ponder.run_settings import run_configuration
 from ponder.schemas import SupervisorDecision
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.vetting import is_junk_subtopic, normalise
 from ponder.services.text.citations import remap
 from ponder.sources import Source, next_number, source_key
+from ponder.state import graph_count
 
 
 def merge_results(
@@ -84,7 +87,7 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
         if note["error"]:
             ctx.warn(f"Researcher on {note['topic']!r}: {note['error']}")
     update: dict[str, Any] = {"sources": sources, "notes": notes, "merged_results": len(results)}
-    done_rounds = state.get("supervisor_round", 0)
+    done_rounds = graph_count(state.get("supervisor_round", 0), ctx.config.max_supervisor_rounds)
     queued = state.get("queued", [])
     if done_rounds >= ctx.config.max_supervisor_rounds:
         if queued:
@@ -134,9 +137,16 @@ async def _decide(state: DeepState, ctx: NodeContext, notes: list[Note]) -> Supe
     return await ctx.llm().structured(SupervisorDecision, prompt, fallback)
 
 
-def route_supervisor(state: DeepState) -> list[Send] | Literal["final_report"]:
-    """One ``Send`` per sub-topic dispatched this round; none left → write the report."""
-    dispatch = state.get("dispatch", [])
+def route_supervisor(
+    state: DeepState, config: RunnableConfig
+) -> list[Send] | Literal["final_report"]:
+    """One ``Send`` per sub-topic dispatched this round; none left → write the report.
+
+    At most ``max_concurrent_researchers`` of them, whatever ``dispatch`` holds: the
+    supervisor never writes more, so more came from outside the graph.
+    """
+    slots = run_configuration(config).max_concurrent_researchers
+    dispatch = [t for t in state.get("dispatch", []) if isinstance(t, str)][:slots]
     if not dispatch:
         return "final_report"
     return [

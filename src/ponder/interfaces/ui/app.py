@@ -21,7 +21,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ponder import api, history
-from ponder.errors import InvalidInputError, PonderError
+from ponder.callers import operator_configuration
+from ponder.errors import InvalidInputError, PonderError, TooManyRunsError
 from ponder.interfaces.html import STYLE, render_html, report_body
 from ponder.interfaces.ui import pages, store
 from ponder.interfaces.ui.access import Access, User
@@ -104,6 +105,16 @@ def _manager(request: Request) -> RunManager:
     return manager
 
 
+def _run_limit(user: User) -> int | None:
+    """How many runs the user may have live at once: a caller's ``caller_runs``; the
+    operator, any number."""
+    return None if user.operator else operator_configuration().caller_runs
+
+
+def _refused_status(exc: PonderError, otherwise: int) -> int:
+    return 429 if isinstance(exc, TooManyRunsError) else otherwise
+
+
 def _visible(user: User, records: list[Any]) -> list[Any]:
     if user.operator:
         return records
@@ -146,10 +157,11 @@ async def _start(request: Request) -> Response:
     form = ask_defaults(user, submitted)
     try:
         topic, options = await asyncio.to_thread(run_options, user, submitted)
-        thread_id = _manager(request).start(topic, options, user.name)
+        thread_id = _manager(request).start(topic, options, user.name, _run_limit(user))
     except PonderError as exc:
         recent = _visible(user, history.runs(HISTORY_LIMIT))
-        return HTMLResponse(pages.ask_page(form, str(exc), recent), status_code=400)
+        status = _refused_status(exc, 400)
+        return HTMLResponse(pages.ask_page(form, str(exc), recent), status_code=status)
     return _back(f"/runs/{thread_id}")
 
 
@@ -250,22 +262,24 @@ async def _act(request: Request) -> Response:
     thread_id, action = record.thread_id, request.path_params["action"]
     manager = _manager(request)
     form = await request.form()
+    by, limit = _user(request).name, _run_limit(_user(request))
     try:
         if action == "stop":
             manager.stop(thread_id)
         elif action == "resume":
-            manager.resume(thread_id)
+            manager.resume(thread_id, None, by, limit)
         elif action == "answer":
-            manager.resume(thread_id, str(form.get("answer") or "").strip() or None)
+            manager.resume(thread_id, str(form.get("answer") or "").strip() or None, by, limit)
         elif action == "follow-up":
-            manager.follow_up(thread_id, str(form.get("topic") or ""))
+            manager.follow_up(thread_id, str(form.get("topic") or ""), by, limit)
         elif action == "delete":
             return await _delete(request, thread_id)
         else:
             return HTMLResponse(pages.message_page("Unknown action", action), 404)
     except PonderError as exc:
         return HTMLResponse(
-            pages.message_page("Cannot do that", str(exc), f"/runs/{thread_id}"), 409
+            pages.message_page("Cannot do that", str(exc), f"/runs/{thread_id}"),
+            _refused_status(exc, 409),
         )
     if action == "stop":
         await _stopped(manager, thread_id)

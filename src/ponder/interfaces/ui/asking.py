@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ponder.callers import document_roots, enabled_searches, operator_configuration, served_options
+from ponder.ceilings import hard_cap
 from ponder.choices import SEARCH_NAMES
 from ponder.config import Configuration
 from ponder.errors import ConfigurationError, InvalidInputError, OllamaUnavailableError
@@ -30,10 +31,12 @@ def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
     """The form's choices and values: the operator's defaults, or what was just sent."""
     operator = operator_configuration()
     searches = list(SEARCH_NAMES) if user.operator else enabled_searches(operator)
+    # A caller's rounds go up to the operator's ceiling; the operator's, to the hard cap.
+    most_rounds = hard_cap("max_loops") if user.operator else operator.caller_max_loops
     values: dict[str, Any] = {
         "topic": "",
         "mode": operator.mode,
-        "max_loops": operator.max_loops,
+        "max_loops": min(operator.max_loops, most_rounds),
         "model": operator.model,
         "search": operator.searches,
         "docs": [str(root) for root in document_roots(operator)],
@@ -51,6 +54,7 @@ def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
     roots = allowed_folders(user)
     return {
         **values,
+        "most_rounds": most_rounds,
         "searches": searches,
         "roots": roots,
         "server": server if user.operator else "",

@@ -7,6 +7,10 @@ reload shows no gap and no duplicate. The log is also written to the UI's store,
 page replays after the server restarts. Stop cancels the task (the run's checkpoint keeps
 every finished step, and Resume goes on from it); a clarifying question ends the task as
 ``waiting`` until the page's answer resumes it.
+
+A caller (not the operator) has at most ``limit`` runs live at once: starting, resuming or
+following up one more is refused until one ends (:func:`ponder.ceilings.too_many_runs`).
+Every live run is a task here, so the count is exact.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ponder import api
+from ponder.ceilings import too_many_runs
 from ponder.errors import ClarificationNeeded, PonderError
 from ponder.events import ProgressEvent
 from ponder.interfaces.ui import store
@@ -34,6 +39,7 @@ class Run:
     thread_id: str
     events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
+    by: str = ""  # the user who started (or resumed) its task: whose live run it is
     unsaved: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -86,17 +92,36 @@ class RunManager:
         run = self._runs.get(thread_id)
         return run is not None and run.live
 
-    def start(self, topic: str, options: dict[str, Any], owner: str) -> str:
+    def live_runs(self, user: str) -> int:
+        return sum(1 for run in self._runs.values() if run.live and run.by == user)
+
+    def start(
+        self, topic: str, options: dict[str, Any], owner: str, limit: int | None = None
+    ) -> str:
+        """Start a run for ``owner``; ``limit``: the most runs they may have live (None:
+        the operator, held to none)."""
+        self._room_for(owner, limit)
         thread_id = api.new_thread_id()
         store.set_owner(thread_id, owner)
-        self._launch(thread_id, api.stream(topic, thread_id=thread_id, **options))
+        self._launch(thread_id, api.stream(topic, thread_id=thread_id, **options), owner)
         return thread_id
 
-    def resume(self, thread_id: str, answer: str | None = None) -> None:
-        self._launch(thread_id, api.stream_resume(thread_id, answer))
+    def resume(
+        self, thread_id: str, answer: str | None = None, by: str = "", limit: int | None = None
+    ) -> None:
+        self._room_for(by, limit)
+        self._launch(thread_id, api.stream_resume(thread_id, answer), by)
 
-    def follow_up(self, thread_id: str, question: str) -> None:
-        self._launch(thread_id, api.stream_followup(thread_id, question))
+    def follow_up(
+        self, thread_id: str, question: str, by: str = "", limit: int | None = None
+    ) -> None:
+        self._room_for(by, limit)
+        self._launch(thread_id, api.stream_followup(thread_id, question), by)
+
+    def _room_for(self, user: str, limit: int | None) -> None:
+        live = self.live_runs(user)
+        if limit is not None and live >= limit:
+            raise too_many_runs(live, limit)
 
     def stop(self, thread_id: str) -> bool:
         run = self._runs.get(thread_id)
@@ -125,10 +150,13 @@ class RunManager:
                 return
             await waiting.wait()
 
-    def _launch(self, thread_id: str, items: AsyncIterator[ProgressEvent | Report]) -> None:
+    def _launch(
+        self, thread_id: str, items: AsyncIterator[ProgressEvent | Report], by: str
+    ) -> None:
         run = self.run(thread_id)
         if run.live:
             raise _already_running(thread_id)
+        run.by = by
         run.add({"kind": "status", "status": "running"})
         run.task = asyncio.create_task(self._drive(run, items), name=f"ponder-run-{thread_id}")
         run.task.add_done_callback(lambda _task: run.notify())  # followers see that it ended

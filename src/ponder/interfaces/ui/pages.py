@@ -86,8 +86,8 @@ def ask_form(form: dict[str, Any]) -> str:
 <textarea id="topic" name="topic" rows="3" required maxlength="{MAX_TOPIC_CHARS}"
  placeholder="What do you want to know?">{topic}</textarea>
 <fieldset><legend>Depth</legend>{modes}
-<label class="rounds">Rounds <input type="number" name="max_loops" min="1" max="20"
- value="{int(form["max_loops"])}"></label></fieldset>
+<label class="rounds">Rounds <input type="number" name="max_loops" min="1"
+ max="{int(form["most_rounds"])}" value="{int(form["max_loops"])}"></label></fieldset>
 <div class="model"><label for="model">Model</label>
 <select id="model" name="model"><option value="{model}" selected>{model}</option></select>
 <span id="model-health" class="health" role="status" data-model-server="{escape(form["server"])}">
