@@ -110,6 +110,19 @@ async def test_each_attack_is_refused_and_the_server_goes_on(
     assert "secret-ledger" not in str(state["values"])
 
 
+async def test_a_path_that_cannot_name_a_file_is_refused_not_a_server_error(team: Team) -> None:
+    client = team.client("alice")
+    thread = (await client.threads.create())["thread_id"]
+    for raw, says in (("tides\x00.md", "NUL byte"), ("~nosuchuser/docs", "no user 'nosuchuser'")):
+        said = await refused(client.runs.create(thread, "ponder", input=TOPIC, context={
+            "search": "local", "docs": [raw]}))  # fmt: skip
+        assert says in said
+        said = await refused(client.runs.create(thread, "ponder", input=TOPIC, config={
+            "configurable": {"docs": [str(team.docs), raw]}}))  # fmt: skip
+        assert says in said
+    assert await client.runs.list(thread) == []
+
+
 async def test_only_the_documents_the_operator_offers_come_back(
     team: Team, team_scripted: ScriptedBackend
 ) -> None:

@@ -92,6 +92,11 @@ async def test_stdio_refuses_what_a_caller_may_not_choose_and_goes_on(
                 "search_documents", {"query": "tide bonus", "docs": [folder]}
             )
             assert is_refused(found, "outside this server's document folders"), text_of(found)
+        for raw, says in (("tides\x00.md", "NUL byte"), ("~nosuchuser/docs", "no user")):
+            result = await client.call_tool("research", {"question": "Tides?", "docs": [raw]})
+            assert is_refused(result, says), text_of(result)
+            found = await client.call_tool("search_documents", {"query": "x", "docs": [raw]})
+            assert is_refused(found, says), text_of(found)
         result = await client.call_tool("research", {"question": "Tides?", "search": "tavily"})
         assert is_refused(result, "search='tavily' is not enabled here")
         result = await client.call_tool("resume", {"run_id": theirs.thread_id})

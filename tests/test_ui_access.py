@@ -150,6 +150,11 @@ def test_a_caller_sets_only_what_the_operator_allows(
     assert other_model.status_code == 400 and "model" in other_model.text
     assert alice.get("/api/models").json()["models"] == ["scripted"]
     assert alice.post("/documents", data={"path": str(outside)}).status_code == 400
+    for raw in ("~nosuchuser/docs", "/srv/" + "x" * 5000):  # a message, not a server error
+        bad = alice.post("/runs", data={"topic": "Tides", "docs": raw, "search": "local"})
+        assert bad.status_code == 400 and "refused" in bad.text
+        assert alice.post("/documents", data={"path": raw}).status_code == 400
+        assert users["op"].post("/documents", data={"path": raw}).status_code == 400
 
 
 def test_a_model_not_pulled_and_a_folder_without_documents_say_what_to_do(

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from ponder.choices import search_names
 from ponder.config import Configuration
 from ponder.errors import CallerRefusedError
+from ponder.paths import path_problem
 from ponder.settable import settable_by
 
 # Where the operator sets a field, when it is not PONDER_<FIELD>.
@@ -183,6 +184,9 @@ def _inside_roots(value: Any, operator: Configuration) -> str | tuple[Any]:
             "docs: this server offers no documents to callers (its operator names folders "
             "with PONDER_DOCS or PONDER_DOCS_ROOTS)"
         )
+    unusable = [problem for raw in paths if (problem := path_problem(raw))]
+    if unusable:
+        return "docs: " + "; ".join(unusable)
     resolved, outside = [], []
     for raw in paths:
         path = Path(raw).expanduser().resolve()
