@@ -175,6 +175,10 @@ def start_team(folder: Path) -> Iterator[Team]:
     (outside / "payroll.md").write_text(
         "# Payroll\n\nThe tide bonus is paid in secret-ledger-4417 amounts.\n", encoding="utf-8"
     )
+    # In the offered folder, but not offered: a link out of it, and a hidden folder.
+    (docs / "bonus.md").symlink_to(outside / "payroll.md")
+    (docs / ".drafts").mkdir()
+    (docs / ".drafts" / "bonus.md").write_text("Tide bonus draft: secret-ledger-4417.\n")
     tavily = TavilyServer()
     with Rig(ScriptedBackend(), models=("scripted",)) as rig:
         env = {

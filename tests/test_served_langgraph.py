@@ -133,6 +133,15 @@ async def test_only_the_documents_the_operator_offers_come_back(
                          "max_loops": 1}})  # fmt: skip
     assert done["sources"]
     assert all(Path(s["url"]).parent == team.docs for s in done["sources"])
+    # A link out of the folder and a hidden folder in it are not offered.
+    thread = (await client.threads.create())["thread_id"]
+    asked = {"topic": "What is the tide bonus?"}
+    settings = {"search": "local", "mode": "loop", "max_loops": 1}
+    bonus = await client.runs.wait(thread, "ponder", input=asked, context=settings)
+    assert "secret-ledger" not in str(bonus)
+    said = await refused(client.runs.create(thread, "ponder", input=TOPIC, context={
+        "search": "local", "docs": [str(team.docs / ".drafts")]}))  # fmt: skip
+    assert "hidden file or folder" in said
 
 
 async def test_without_a_known_token_every_request_gets_401(team: Team) -> None:

@@ -35,9 +35,15 @@ SECRET = "secret-ledger-4417"
 def disk(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The server's disk: the operator's documents, and a folder it never offered."""
     root = tmp_path_factory.mktemp("mcp-disk")
-    write_corpus(root / "docs")
+    docs = write_corpus(root / "docs")
     (root / "private").mkdir()
     (root / "private" / "payroll.md").write_text(f"Tide bonus: {SECRET}.\n", encoding="utf-8")
+    (docs / "charts").mkdir()
+    (docs / "charts" / "depths.md").write_text("# Depths\n\nSoundings at low water.\n")
+    # In the offered folder, but not offered: a link out of it, and a hidden folder.
+    (docs / "bonus.md").symlink_to(root / "private" / "payroll.md")
+    (docs / ".notes").mkdir()
+    (docs / ".notes" / "bonus.md").write_text(f"Tide bonus draft: {SECRET}.\n")
     return root
 
 
@@ -99,6 +105,19 @@ async def test_stdio_refuses_what_a_caller_may_not_choose_and_goes_on(
             assert is_refused(found, says), text_of(found)
         result = await client.call_tool("research", {"question": "Tides?", "search": "tavily"})
         assert is_refused(result, "search='tavily' is not enabled here")
+        for hidden in (disk / "docs" / ".notes", disk / "docs" / ".notes" / "bonus.md"):
+            found = await client.call_tool(
+                "search_documents", {"query": "tide bonus", "docs": [str(hidden)]}
+            )
+            assert is_refused(found, "hidden file or folder"), text_of(found)
+        # Every choice of folders inside the offered one shares its one index.
+        docs = disk / "docs"
+        for chosen in ([docs, docs / "charts"], [docs / "charts"], [docs, docs / "tides.md"]):
+            found = await client.call_tool(
+                "search_documents", {"query": "tide bonus", "docs": [str(p) for p in chosen]}
+            )
+            assert not found.is_error and SECRET not in text_of(found), text_of(found)
+        assert len(list((disk / "cache" / "indexes").glob("*.sqlite"))) == 1
         result = await client.call_tool("resume", {"run_id": theirs.thread_id})
         assert is_refused(result, f"No run with id {theirs.thread_id!r} on this server")
         assert len(mcp_rig.chat_log()) == calls  # none of it reached the model
@@ -109,6 +128,7 @@ async def test_stdio_refuses_what_a_caller_may_not_choose_and_goes_on(
         )
     assert not found.is_error and "harbours.rst" in text_of(found)
     assert not done.is_error and text_of(done).startswith("# ")
+    assert SECRET not in text_of(done) and SECRET not in str(done.structured_content)
     assert (done.structured_content or {})["run_id"].startswith("mcp-")
 
 

@@ -150,6 +150,11 @@ def test_a_caller_sets_only_what_the_operator_allows(
     assert other_model.status_code == 400 and "model" in other_model.text
     assert alice.get("/api/models").json()["models"] == ["scripted"]
     assert alice.post("/documents", data={"path": str(outside)}).status_code == 400
+    (operator_env / ".private").mkdir()
+    hidden = alice.post(
+        "/runs", data={"topic": "Tides", "docs": str(operator_env / ".private"), "search": "local"}
+    )
+    assert hidden.status_code == 400 and "hidden file or folder" in hidden.text
     for raw in ("~nosuchuser/docs", "/srv/" + "x" * 5000):  # a message, not a server error
         bad = alice.post("/runs", data={"topic": "Tides", "docs": raw, "search": "local"})
         assert bad.status_code == 400 and "refused" in bad.text

@@ -201,6 +201,12 @@ class Configuration(BaseModel):
         description="On a shared server: the folders a caller's docs must lie in (after ~, .. "
         "and symlinks are resolved). Unset: the operator's own docs (PONDER_DOCS).",
     )
+    docs_hidden_and_symlinks: Operator[bool] = Field(
+        False,
+        description="Also index hidden files and folders (names starting with '.') and "
+        "symlinks that lead out of a document folder. Off: they are skipped, and a caller "
+        "may not name them.",
+    )
     caller_searches: Operator[list[SearchName] | None] = Field(
         None,
         description="On a shared server: the search backends a caller may choose. Unset: the "

@@ -116,7 +116,7 @@ def _documents_found(settings: Configuration) -> None:
             "Local search needs documents — tick a folder under 'Your documents', or add one "
             "on the Documents page."
         )
-    status = index_status(settings.docs)
+    status = index_status(settings.docs, settings)
     if status.indexed_files + status.stale_files == 0:
         raise InvalidInputError(
             f"No documents found in {', '.join(settings.docs)} — ponder reads text, Markdown, "
