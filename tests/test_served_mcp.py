@@ -2,15 +2,17 @@
 streamable HTTP: documents outside the operator's folders, backends the operator did not
 enable and runs the server did not start are refused with a message, and the server goes on
 serving; on loopback the SDK's Host/Origin checks stand, and off loopback a bearer token is
-required (401 without it)."""
+required (401 without it); with a token per user, a run is its owner's alone to resume."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
@@ -20,7 +22,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from support import write_corpus
+from support import ask_once, write_corpus
 from test_mcp import text_of
 
 from ponder import aresearch
@@ -229,3 +231,65 @@ def test_listening_off_loopback_without_a_token_is_refused_before_binding(
     )  # fmt: skip
     assert done.returncode == 2
     assert "PONDER_MCP_TOKEN" in done.stderr and "Traceback" not in done.stderr
+
+
+USERS = {"alice": "mcp-alice-3c1d", "bob": "mcp-bob-9e07"}
+
+
+@pytest.fixture(scope="module")
+def per_user(mcp_rig: Rig, disk: Path) -> Iterator[str]:
+    """Listening on every address with a token per user."""
+    tokens = ",".join(f"{user}={token}" for user, token in USERS.items())
+    process, port = serve_http(operator_env(mcp_rig, disk, PONDER_MCP_TOKENS=tokens), "0.0.0.0")
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@contextlib.asynccontextmanager
+async def as_user(url: str, user: str) -> AsyncIterator[Client]:
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {USERS[user]}"})
+    async with http, Client(streamable_http_client(url, http_client=http)) as client:
+        yield client
+
+
+async def test_a_run_is_its_owners_alone_to_resume(per_user: str, mcp_rig: Rig) -> None:
+    scripted, mcp_rig.backend = mcp_rig.backend, ScriptedBackend()
+    ask_once(mcp_rig.backend)
+    try:
+        async with as_user(per_user, "alice") as alice:
+            paused = await alice.call_tool(
+                "research", {"question": "Tides and harbours", "mode": "deep", "max_loops": 1}
+            )
+            run_id = (paused.structured_content or {})["run_id"]
+            # 128 random bits after the start time: not to be guessed, nor tried in a day.
+            assert re.fullmatch(r"mcp-\d{8}-\d{6}-[0-9a-f]{32}", run_id), run_id
+            calls = len(mcp_rig.chat_log())
+            async with as_user(per_user, "bob") as bob:
+                theirs = await bob.call_tool("resume", {"run_id": run_id, "answer": "Mine now"})
+                unknown = await bob.call_tool("resume", {"run_id": run_id[:-4] + "0000"})
+            # Refused exactly as a run that does not exist: bob learns nothing of it.
+            assert is_refused(theirs, f"No run with id {run_id!r} on this server")
+            assert text_of(theirs).replace(run_id, "?") == text_of(unknown).replace(
+                run_id[:-4] + "0000", "?"
+            )
+            assert len(mcp_rig.chat_log()) == calls  # bob's attempt ran nothing
+            done = await alice.call_tool("resume", {"run_id": run_id, "answer": "The Atlantic"})
+    finally:
+        mcp_rig.backend = scripted
+    assert not done.is_error and (done.structured_content or {})["status"] == "done"
+    brief = [e for e in mcp_rig.chat_log() if e.schema == "ResearchBrief"]
+    assert brief and "The Atlantic" in brief[-1].messages[-1]["content"]
+    assert "Mine now" not in str([e.messages for e in mcp_rig.chat_log()])
+
+
+async def test_each_user_needs_their_own_token(per_user: str) -> None:
+    async with httpx.AsyncClient() as http:
+        for headers in ({}, {"Authorization": "Bearer mcp-carol-0000"}, {"Authorization": TOKEN}):
+            answer = await http.post(per_user, json=INITIALIZE, headers={**ACCEPT, **headers})
+            assert answer.status_code == 401, answer.text
+    for user in USERS:
+        async with as_user(per_user, user) as client:
+            assert {tool.name for tool in (await client.list_tools()).tools} >= {"resume"}

@@ -3,6 +3,7 @@ test client (a real HTTP client over ASGI), with the scripted model behind it.""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,6 +126,8 @@ def test_each_user_sees_only_their_own_runs_and_the_operator_sees_all(
     started = alice.post("/runs", data={"topic": "How do tides work?", "mode": "loop"})
     assert started.status_code == 303, started.text
     path = started.headers["location"]
+    # 128 random bits after the start time: an address nobody can guess (or try in a day).
+    assert re.fullmatch(r"/runs/\d{8}-\d{6}-[0-9a-f]{32}", path), path
     assert finished(alice, path)[-1]["status"] == "done"
     research("Why two tides a day?", model="scripted", docs=[str(operator_env)], max_loops=1)
     assert alice.get(path).status_code == 200

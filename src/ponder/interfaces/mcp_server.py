@@ -12,7 +12,8 @@ with ``resume``. Settings come from the environment exactly as for the CLI
 
 The client is a caller, often an agent acting on text it read: its ``search`` must be one
 the operator enables and its ``docs`` must lie in the operator's document folders
-(:mod:`ponder.callers`), and ``resume`` continues only runs this server started.
+(:mod:`ponder.callers`), and ``resume`` continues only runs this server started for the
+same user (:mod:`ponder.interfaces.mcp_owners`); any other id is unknown to that caller.
 
 Served over stdio (the default) or, with ``--http PORT``, over streamable HTTP (who may
 call: :mod:`ponder.interfaces.mcp_http`).
@@ -20,6 +21,7 @@ call: :mod:`ponder.interfaces.mcp_http`).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from mcp.server.elicitation import render_elicitation_schema
@@ -39,7 +41,8 @@ from ponder.callers import served_options
 from ponder.choices import Mode, SearchName
 from ponder.errors import PonderError
 from ponder.events import ProgressEvent
-from ponder.interfaces.mcp_http import check_listening, server_auth, transport_security
+from ponder.interfaces.mcp_http import caller, check_listening, server_auth, transport_security
+from ponder.interfaces.mcp_owners import owner, set_owner
 from ponder.report import Report
 
 INSTRUCTIONS = (
@@ -89,6 +92,10 @@ def build_server(**auth: Any) -> MCPServer:
         except PonderError as exc:
             return _error(str(exc))
         run_id = RUN_PREFIX + new_thread_id()
+        try:
+            await asyncio.to_thread(set_owner, run_id, caller())
+        except PonderError as exc:
+            return _error(str(exc))
         return await _run(stream(question, thread_id=run_id, ask=_asker(ctx), **allowed), ctx)
 
     @server.tool()
@@ -131,10 +138,15 @@ def build_server(**auth: Any) -> MCPServer:
 async def _resume(
     run_id: str, answer: str | None, ctx: Context
 ) -> CallToolResult | InputRequiredResult:
-    """Continue one of this server's runs; any other id is unknown to a caller."""
+    """Continue one of this server's runs that the caller started; any other id, another
+    user's run among them, is unknown to a caller."""
     from ponder.api import stream_resume
 
-    if not run_id.startswith(RUN_PREFIX):
+    try:
+        mine = run_id.startswith(RUN_PREFIX) and await asyncio.to_thread(owner, run_id) == caller()
+    except PonderError as exc:
+        return _error(str(exc))
+    if not mine:
         return _error(f"No run with id {run_id!r} on this server — start one with `research`.")
     return await _run(stream_resume(run_id, answer, ask=_asker(ctx)), ctx)
 
