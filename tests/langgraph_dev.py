@@ -185,7 +185,9 @@ def start_team(folder: Path) -> Iterator[Team]:
             "OLLAMA_HOST": rig.url,
             "PONDER_MODEL": "scripted",
             "PONDER_DOCS": str(docs),
-            "PONDER_CALLER_SEARCHES": "duckduckgo,local,tavily",
+            "PONDER_CALLER_SEARCHES": "duckduckgo,local,tavily,searxng",
+            # Nothing listens there: a caller's search=searxng fails, and says so.
+            "PONDER_SEARXNG_URL": f"http://127.0.0.1:{free_port()}",
             "PONDER_TAVILY_URL": tavily.url,
             "TAVILY_API_KEY": TAVILY_KEY,
             "PONDER_DATA_DIR": str(folder / "server-data"),

@@ -144,6 +144,22 @@ async def test_only_the_documents_the_operator_offers_come_back(
     assert "hidden file or folder" in said
 
 
+async def test_a_caller_reads_no_host_endpoint_or_file_of_the_operator(
+    team: Team, team_scripted: ScriptedBackend
+) -> None:
+    client = team.client("alice")
+    thread = (await client.threads.create())["thread_id"]
+    done = await client.runs.wait(thread, "ponder", input=TOPIC, context={
+        "search": "searxng", "mode": "loop", "max_loops": 1})  # fmt: skip
+    state = (await client.threads.get_state(thread))["values"]
+    stats = state["stats"]
+    assert list(stats["host_calls"]) == ["ollama host 1"]  # the caller's to read: no URL
+    assert any("[searxng_url]" in w for w in stats["warnings"]), stats["warnings"]
+    everything = str(done) + str(state)
+    assert team.rig.url not in everything and "127.0.0.1" not in everything
+    assert str(team.docs.parent / "server-cache") not in everything
+
+
 async def test_without_a_known_token_every_request_gets_401(team: Team) -> None:
     async with httpx.AsyncClient(base_url=team.url) as http:
         for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "tok"}):

@@ -293,3 +293,36 @@ async def test_each_user_needs_their_own_token(per_user: str) -> None:
     for user in USERS:
         async with as_user(per_user, user) as client:
             assert {tool.name for tool in (await client.list_tools()).tools} >= {"resume"}
+
+
+async def test_a_caller_sees_no_host_endpoint_or_file_of_the_operator(
+    mcp_rig: Rig, disk: Path
+) -> None:
+    from support import free_port
+
+    searxng = f"http://127.0.0.1:{free_port()}"  # nothing listens: its failure is a warning
+    env = operator_env(
+        mcp_rig, disk, PONDER_CALLER_SEARCHES="local,searxng", PONDER_SEARXNG_URL=searxng
+    )
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ponder", "mcp"], env=env)
+    async with Client(params) as client:
+        done = await client.call_tool("research", {
+            "question": "How do tides work?", "search": "searxng", "mode": "loop",
+            "max_loops": 1})  # fmt: skip
+    assert not done.is_error, text_of(done)
+    stats = (done.structured_content or {})["stats"]
+    assert list(stats["host_calls"]) == ["ollama host 1"]  # not the operator's Ollama URL
+    assert any("[searxng_url]" in w for w in stats["warnings"]), stats["warnings"]
+    everything = text_of(done) + str(done.structured_content)
+    assert mcp_rig.url not in everything and searxng not in everything
+    assert str(disk / "cache") not in everything and str(disk / "data") not in everything
+    # The model server down: the error says so, not where it is.
+    down = f"http://127.0.0.1:{free_port()}"
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "ponder", "mcp"],
+        env={**env, "OLLAMA_HOST": down},
+    )  # fmt: skip
+    async with Client(params) as client:
+        failed = await client.call_tool("research", {"question": "Tides?", "mode": "loop"})
+    assert failed.is_error and "[ollama host 1]" in text_of(failed), text_of(failed)
+    assert down not in text_of(failed)

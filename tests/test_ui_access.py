@@ -196,3 +196,35 @@ def test_a_failing_search_backend_shows_what_went_wrong_and_what_to_check(
         assert any(closed in w and "searxng_url" in w for w in warnings)
         page = ui.get(path).text
         assert "No sources were found" in page and "check searxng_url" in page
+
+
+def test_a_caller_is_shown_no_host_endpoint_or_file_of_the_operator(
+    users: dict[str, Any], rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support import free_port
+
+    closed = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("PONDER_SEARXNG_URL", closed)
+    monkeypatch.setenv("PONDER_CALLER_SEARCHES", "local,searxng")
+    alice, op = users["alice"], users["op"]
+    asked = {"topic": "How do tides work?", "mode": "loop", "search": "searxng"}
+    started = alice.post("/runs", data=asked)
+    assert started.status_code == 303, started.text
+    path = started.headers["location"]
+    log = finished(alice, path)
+    warnings = [e["data"]["message"] for e in log if e["kind"] == "warning"]
+    assert any("[searxng_url]" in w for w in warnings), warnings
+    [done] = [e for e in log if e.get("status") == "done"]
+    assert list(done["stats"]["host_calls"]) == ["ollama host 1"]
+    exported = alice.get(f"{path}/export.json").json()
+    assert "ollama_base_url" not in exported["config"] and exported["config"]["search"]
+    for page in (f"{path}/log", f"{path}/export.json", f"{path}/export.md", path):
+        shown = alice.get(page).text
+        assert closed not in shown and rig.url not in shown, page
+    assert closed in op.get(f"{path}/log").text  # the operator reads it as it was written
+    # The model server down: a caller is told so, not where it is.
+    down = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("PONDER_OLLAMA_BASE_URL", down)
+    said = alice.get("/api/models").json()["error"]
+    assert said and "[ollama host 1]" in said and down not in said
+    assert down in op.get("/api/models").json()["error"]

@@ -37,7 +37,8 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
-from ponder.callers import served_options
+from ponder.caller_view import CallerView
+from ponder.callers import operator_configuration, served_options
 from ponder.choices import Mode, SearchName
 from ponder.errors import PonderError
 from ponder.events import ProgressEvent
@@ -129,7 +130,7 @@ def build_server(**auth: Any) -> MCPServer:
         text = "\n\n".join(lines) or f"Nothing in your documents matches {query!r}."
         return CallToolResult(
             content=[TextContent(type="text", text=text)],
-            structured_content={"passages": passages, "warnings": warnings},
+            structured_content={"passages": passages, "warnings": [_shown(w) for w in warnings]},
         )
 
     return server
@@ -222,6 +223,7 @@ async def _run(events: Any, ctx: Context) -> CallToolResult | InputRequiredResul
     except PonderError as exc:
         return _error(str(exc))
     assert report is not None
+    report = CallerView(operator_configuration()).report(report)  # no operator internals
     return CallToolResult(
         content=[TextContent(type="text", text=report.markdown)],
         structured_content={
@@ -249,7 +251,13 @@ async def _progress(event: ProgressEvent, ctx: Context, step: list[int]) -> None
 
 
 def _error(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+    """An error as the caller reads it: what went wrong, the operator's hosts and files
+    named, not given ("Cannot reach Ollama at [ollama host 1]")."""
+    return CallToolResult(content=[TextContent(type="text", text=_shown(message))], is_error=True)
+
+
+def _shown(message: str) -> str:
+    return CallerView(operator_configuration()).text(message)
 
 
 def serve(http_port: int | None = None, host: str = "127.0.0.1") -> int:

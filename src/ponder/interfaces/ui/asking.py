@@ -18,6 +18,7 @@ from ponder.choices import SEARCH_NAMES
 from ponder.config import Configuration
 from ponder.errors import ConfigurationError, InvalidInputError, OllamaUnavailableError
 from ponder.interfaces.doctor import ollama_checks
+from ponder.interfaces.ui import shown
 from ponder.interfaces.ui.access import User
 from ponder.interfaces.ui.folders import allowed_folders
 from ponder.probe import model_server, search_ready
@@ -65,7 +66,8 @@ def models_info(user: User) -> dict[str, Any]:
     try:
         served = model_server(operator, url)
     except OllamaUnavailableError as down:
-        return {"ok": False, "models": [], "default": operator.model, "error": str(down)}
+        said = shown.text(user, str(down))  # a caller is not told where the server is
+        return {"ok": False, "models": [], "default": operator.model, "error": said}
     models = served.models
     if not user.operator:
         allowed = {operator.model, *operator.caller_models}
@@ -77,7 +79,7 @@ def models_info(user: User) -> dict[str, Any]:
         "kind": served.kind,
         "models": models,
         "default": operator.model,
-        "error": problems[0] if problems else None,
+        "error": shown.text(user, problems[0]) if problems else None,
     }
 
 
