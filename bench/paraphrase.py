@@ -191,7 +191,7 @@ def corpus(fresh: bool) -> tuple[Path, list[str]]:
 
 def run_paraphrase_bench(threads: int = 2, fresh: bool = False) -> dict[str, Any]:
     from ponder.services.search import Embedder, LocalIndex
-    from ponder.services.search.local import ranking
+    from ponder.services.search.local import results
     from ponder.testing import E5_EMBED_MODEL, E5Embedder, Rig, ScriptedBackend
 
     load_before = os.getloadavg()
@@ -217,7 +217,7 @@ def run_paraphrase_bench(threads: int = 2, fresh: bool = False) -> dict[str, Any
             vector = client.query(question)
             hybrid = local.search(question, TOP, query_vector=vector, embed_model=E5_EMBED_MODEL)
             latencies.append((time.perf_counter() - began) * 1000)
-            with mock.patch.object(ranking, "fuse", reciprocal_rank):
+            with mock.patch.object(results, "fuse", reciprocal_rank):
                 rrf = local.search(question, TOP, query_vector=vector, embed_model=E5_EMBED_MODEL)
             found = {
                 "bm25": stems(local.search(question, TOP)),

@@ -176,13 +176,19 @@ def start_team(folder: Path) -> Iterator[Team]:
     (outside / "payroll.md").write_text(
         "# Payroll\n\nThe tide bonus is paid in secret-ledger-4417 amounts.\n", encoding="utf-8"
     )
+    # In the offered folder, but not offered: a link out of it, and a hidden folder.
+    (docs / "bonus.md").symlink_to(outside / "payroll.md")
+    (docs / ".drafts").mkdir()
+    (docs / ".drafts" / "bonus.md").write_text("Tide bonus draft: secret-ledger-4417.\n")
     tavily = TavilyServer()
     with Rig(ScriptedBackend(), models=("scripted",)) as rig:
         env = {
             "OLLAMA_HOST": rig.url,
             "PONDER_MODEL": "scripted",
             "PONDER_DOCS": str(docs),
-            "PONDER_CALLER_SEARCHES": "duckduckgo,local,tavily",
+            "PONDER_CALLER_SEARCHES": "duckduckgo,local,tavily,searxng",
+            # Nothing listens there: a caller's search=searxng fails, and says so.
+            "PONDER_SEARXNG_URL": f"http://127.0.0.1:{free_port()}",
             "PONDER_TAVILY_URL": tavily.url,
             "TAVILY_API_KEY": TAVILY_KEY,
             "PONDER_DATA_DIR": str(folder / "server-data"),

@@ -75,6 +75,10 @@ async def test_stream_yields_typed_events_then_the_report(
         ({"max_loops": 0}, "max_loops"),
         ({"search": "bing"}, "search"),
         ({"temperature": "hot"}, "temperature"),
+        # Paths that cannot name a file: refused with why, not a crash inside pathlib.
+        ({"docs": ["notes\x00.md"]}, "NUL byte"),
+        ({"docs": ["~nosuchuser/notes"]}, "no user 'nosuchuser'"),
+        ({"docs_roots": ["/srv/\ud800"]}, "characters that no file name"),
     ],
 )
 async def test_keyword_configuration_is_validated(config: dict[str, Any], says: str) -> None:

@@ -43,6 +43,7 @@ HOSTILE: dict[str, Any] = {
     "allow_private_urls": True,
     "cache_ttl_hours": 1e9,
     "docs_roots": ["/"],
+    "docs_hidden_and_symlinks": True,
     "caller_searches": ["tavily"],
     "caller_models": ["*"],
     # Ceilings stand at their hard caps unless the operator lowers them: any other value from
@@ -115,6 +116,27 @@ def test_documents_must_resolve_inside_the_operators_folders(
     monkeypatch.delenv("PONDER_DOCS_ROOTS")
     with pytest.raises(CallerRefusedError, match="offers no documents to callers"):
         vet({"docs": [str(root)]})
+
+
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        ("papers\x00/../../etc", "NUL byte"),
+        ("~nosuchuser/papers", "no user 'nosuchuser'"),
+        ("", "empty path"),
+        ("/srv/" + "x" * 5000, "longer than any path"),
+    ],
+)
+def test_a_path_that_cannot_name_a_file_is_refused_with_why(
+    raw: str, says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pathlib raises on these (ValueError, RuntimeError, OSError): a served caller's request
+    would end as a server error instead of a refusal."""
+    monkeypatch.setenv("PONDER_DOCS", str(tmp_path))
+    with pytest.raises(CallerRefusedError, match=says):
+        vet({"docs": [raw]})
+    with pytest.raises(CallerRefusedError, match=says):
+        served_configuration({"docs": [str(tmp_path), raw]})
 
 
 def test_searches_are_among_the_backends_the_operator_enables(

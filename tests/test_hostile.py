@@ -281,6 +281,7 @@ async def test_a_name_that_resolves_to_loopback_is_not_fetched(
         "http://192.168.0.1/",
         "http://[::1]:8080/",
         "http://[::ffff:7f00:1]/",
+        "http://[fec0::1]:8080/",
         "http://2130706433/",
         "http://0x7f000001/",
         "http://0.0.0.0:11434/api/tags",

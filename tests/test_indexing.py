@@ -117,7 +117,7 @@ def test_an_encrypted_pdf_is_skipped_with_the_reason(tmp_path: Path) -> None:
     from reportlab.lib import pdfencrypt
     from reportlab.pdfgen import canvas
 
-    from ponder.services.search.local.index import index
+    from ponder.services.search.local.indexes import index
 
     docs = tmp_path / "docs"
     docs.mkdir()

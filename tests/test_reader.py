@@ -281,6 +281,9 @@ def test_forbidden_reasons() -> None:
     assert "unspecified" in (reason("0.0.0.0") or "")
     assert "multicast" in (reason("ff02::1") or "")
     assert "private" in (reason("192.168.0.10") or "")
+    # Deprecated site-local IPv6: Python 3.11's is_global calls it public; it is not.
+    assert "site-local" in (reason("fec0::1") or "")
+    assert "site-local" in (reason("feff:ffff::1") or "")
 
 
 async def test_check_url_resolves_names(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,6 +34,34 @@ def test_credentials_in_urls_are_redacted_and_nothing_else_is() -> None:
     assert redact(plain) == plain
 
 
+TOKEN = "tok9f8e7d6c5b4a39281706e5"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        # A proxy that takes its key as a path segment, and a webhook's secret path.
+        (f"http://gpu:11434/{TOKEN}/api/chat", "http://gpu:11434/REDACTED/api/chat"),
+        ("https://hooks.example/services/T0A1B2C3D/ZXhhbXBsZVNlY3JldFRva2Vu",
+         "https://hooks.example/services/T0A1B2C3D/REDACTED"),
+        # A token as the user name, and a user name that is itself a token.
+        (f"https://{TOKEN}@git.example/o/r.git", "https://REDACTED@git.example/o/r.git"),
+        (f"https://{TOKEN}:x-oauth@git.example/", "https://REDACTED:REDACTED@git.example/"),
+    ],
+)  # fmt: skip
+def test_secrets_in_a_urls_path_and_user_name_are_redacted(url: str, shown: str) -> None:
+    assert redact(f"failed: {url} (timeout)") == f"failed: {shown} (timeout)"
+
+
+def test_paths_of_words_names_and_numbers_are_kept() -> None:
+    plain = (
+        "https://arxiv.org/abs/2401.12345v2 https://docs.python.org/3/library/json.html "
+        "https://example.org/how-to-read-json-files-in-python-3/ http://[::1]:8080/v1/api "
+        "https://en.wikipedia.org/wiki/List_of_tidal_power_stations http://u@h/x"
+    )
+    assert redact(plain) == plain
+
+
 def test_error_messages_never_show_the_credentials() -> None:
     error = OllamaUnavailableError(f"http://scout:{SECRET}@127.0.0.1:9")
     assert SECRET not in str(error) and "http://scout:REDACTED@127.0.0.1:9" in str(error)

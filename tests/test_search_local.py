@@ -14,7 +14,8 @@ from ponder.config import Configuration
 from ponder.errors import SearchError
 from ponder.services.search import make_search
 from ponder.services.search.local.backend import LocalSearch
-from ponder.services.search.local.index import LocalIndex, index, index_path, index_status
+from ponder.services.search.local.index import LocalIndex, index_path
+from ponder.services.search.local.indexes import index, index_status
 from ponder.services.search.local.ranking import fts_query, query_words
 
 
@@ -157,7 +158,7 @@ def test_progress_reaches_the_total(corpus: Path) -> None:
     assert calls[-1] == (5, 5)
 
 
-def test_one_index_per_set_of_roots(corpus: Path, tmp_path: Path) -> None:
+def test_an_index_file_is_named_by_its_sorted_roots(corpus: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
     assert index_path([corpus]) != index_path([corpus, other])
@@ -233,8 +234,8 @@ async def test_local_search_opens_no_socket(corpus: Path, monkeypatch: pytest.Mo
 def test_files_over_the_size_limit_are_skipped_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ponder.services.search.local.index as local
     import ponder.services.search.local.indexer as indexer
+    import ponder.services.search.local.indexes as local
 
     docs = tmp_path / "big"
     docs.mkdir()

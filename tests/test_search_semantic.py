@@ -20,8 +20,9 @@ from ponder.config import Configuration
 from ponder.errors import ModelNotFoundError, OllamaUnavailableError
 from ponder.interfaces.cli import main
 from ponder.interfaces.doctor import run_checks
-from ponder.services.search import Embedder, LocalIndex, index_status, make_search
+from ponder.services.search import Embedder, FolderIndexes, LocalIndex, index_status, make_search
 from ponder.services.search.local.embeddings import BATCH, prefixes, same_model
+from ponder.services.search.local.index import index_path
 from ponder.services.search.local.vectors import fuse
 from ponder.testing import EMBED_MODEL, Rig, ScriptedBackend, TrigramEmbedder
 from ponder.testing.corpus import pydoc_corpus
@@ -484,3 +485,27 @@ def test_a_model_replaced_under_its_name_is_embedded_again(docs: Path, embed_rig
     assert len(sent(embed_rig)) == first + status.passages  # the new file, then all of them
     assert len(Embedder(EMBED_MODEL, embed_rig.url).query("rainbow arcs")) == 128
     assert nearest_files(local, embed_rig, "rainbow arcs")[0] == "extra.txt"
+
+
+def test_a_sub_folder_gets_the_nearest_passages_of_its_own_files(
+    docs: Path, embed_rig: Rig
+) -> None:
+    """A sub-folder is searched through its folder's index (one index, embedded once): its
+    nearest passages are chosen among its own files, not the folder's."""
+    art = docs / "art"
+    art.mkdir()
+    (art / "glazes.md").write_text(
+        "# Glazes\n\nA glaze lays thin, transparent colour over dry paint.\n", encoding="utf-8"
+    )
+    embedded(docs, embed_rig).close()
+    part = FolderIndexes([art])
+    assert [unit.db_path for unit in part.units] == [index_path([docs])]
+    vector = Embedder(EMBED_MODEL, embed_rig.url).query("blending colors")
+    found = part.search("blending colors", 1, query_vector=vector, embed_model=EMBED_MODEL)
+    assert [Path(r.url).name for r in found] == ["glazes.md"]  # by its vector: no word matches
+    assert part.search("blending colors", 1) == []
+    whole = FolderIndexes([docs])
+    found = whole.search("blending colors", 1, query_vector=vector, embed_model=EMBED_MODEL)
+    assert [Path(r.url).name for r in found] == ["palette.md"]
+    part.close()
+    whole.close()

@@ -110,6 +110,19 @@ async def test_each_attack_is_refused_and_the_server_goes_on(
     assert "secret-ledger" not in str(state["values"])
 
 
+async def test_a_path_that_cannot_name_a_file_is_refused_not_a_server_error(team: Team) -> None:
+    client = team.client("alice")
+    thread = (await client.threads.create())["thread_id"]
+    for raw, says in (("tides\x00.md", "NUL byte"), ("~nosuchuser/docs", "no user 'nosuchuser'")):
+        said = await refused(client.runs.create(thread, "ponder", input=TOPIC, context={
+            "search": "local", "docs": [raw]}))  # fmt: skip
+        assert says in said
+        said = await refused(client.runs.create(thread, "ponder", input=TOPIC, config={
+            "configurable": {"docs": [str(team.docs), raw]}}))  # fmt: skip
+        assert says in said
+    assert await client.runs.list(thread) == []
+
+
 async def test_only_the_documents_the_operator_offers_come_back(
     team: Team, team_scripted: ScriptedBackend
 ) -> None:
@@ -120,6 +133,31 @@ async def test_only_the_documents_the_operator_offers_come_back(
                          "max_loops": 1}})  # fmt: skip
     assert done["sources"]
     assert all(Path(s["url"]).parent == team.docs for s in done["sources"])
+    # A link out of the folder and a hidden folder in it are not offered.
+    thread = (await client.threads.create())["thread_id"]
+    asked = {"topic": "What is the tide bonus?"}
+    settings = {"search": "local", "mode": "loop", "max_loops": 1}
+    bonus = await client.runs.wait(thread, "ponder", input=asked, context=settings)
+    assert "secret-ledger" not in str(bonus)
+    said = await refused(client.runs.create(thread, "ponder", input=TOPIC, context={
+        "search": "local", "docs": [str(team.docs / ".drafts")]}))  # fmt: skip
+    assert "hidden file or folder" in said
+
+
+async def test_a_caller_reads_no_host_endpoint_or_file_of_the_operator(
+    team: Team, team_scripted: ScriptedBackend
+) -> None:
+    client = team.client("alice")
+    thread = (await client.threads.create())["thread_id"]
+    done = await client.runs.wait(thread, "ponder", input=TOPIC, context={
+        "search": "searxng", "mode": "loop", "max_loops": 1})  # fmt: skip
+    state = (await client.threads.get_state(thread))["values"]
+    stats = state["stats"]
+    assert list(stats["host_calls"]) == ["ollama host 1"]  # the caller's to read: no URL
+    assert any("[searxng_url]" in w for w in stats["warnings"]), stats["warnings"]
+    everything = str(done) + str(state)
+    assert team.rig.url not in everything and "127.0.0.1" not in everything
+    assert str(team.docs.parent / "server-cache") not in everything
 
 
 async def test_without_a_known_token_every_request_gets_401(team: Team) -> None:

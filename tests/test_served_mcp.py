@@ -3,16 +3,18 @@ streamable HTTP: documents outside the operator's folders, backends the operator
 enable, runs the server did not start, rounds above the operator's ceiling and a run beyond
 the caller's runs at once are refused with a message, and the server goes on serving; on
 loopback the SDK's Host/Origin checks stand, and off loopback a bearer token is required
-(401 without it)."""
+(401 without it); with a token per user, a run is its owner's alone to resume."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
@@ -22,7 +24,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from support import write_corpus
+from support import ask_once, write_corpus
 from test_mcp import text_of
 
 from ponder import aresearch
@@ -37,9 +39,15 @@ SECRET = "secret-ledger-4417"
 def disk(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The server's disk: the operator's documents, and a folder it never offered."""
     root = tmp_path_factory.mktemp("mcp-disk")
-    write_corpus(root / "docs")
+    docs = write_corpus(root / "docs")
     (root / "private").mkdir()
     (root / "private" / "payroll.md").write_text(f"Tide bonus: {SECRET}.\n", encoding="utf-8")
+    (docs / "charts").mkdir()
+    (docs / "charts" / "depths.md").write_text("# Depths\n\nSoundings at low water.\n")
+    # In the offered folder, but not offered: a link out of it, and a hidden folder.
+    (docs / "bonus.md").symlink_to(root / "private" / "payroll.md")
+    (docs / ".notes").mkdir()
+    (docs / ".notes" / "bonus.md").write_text(f"Tide bonus draft: {SECRET}.\n")
     return root
 
 
@@ -94,8 +102,26 @@ async def test_stdio_refuses_what_a_caller_may_not_choose_and_goes_on(
                 "search_documents", {"query": "tide bonus", "docs": [folder]}
             )
             assert is_refused(found, "outside this server's document folders"), text_of(found)
+        for raw, says in (("tides\x00.md", "NUL byte"), ("~nosuchuser/docs", "no user")):
+            result = await client.call_tool("research", {"question": "Tides?", "docs": [raw]})
+            assert is_refused(result, says), text_of(result)
+            found = await client.call_tool("search_documents", {"query": "x", "docs": [raw]})
+            assert is_refused(found, says), text_of(found)
         result = await client.call_tool("research", {"question": "Tides?", "search": "tavily"})
         assert is_refused(result, "search='tavily' is not enabled here")
+        for hidden in (disk / "docs" / ".notes", disk / "docs" / ".notes" / "bonus.md"):
+            found = await client.call_tool(
+                "search_documents", {"query": "tide bonus", "docs": [str(hidden)]}
+            )
+            assert is_refused(found, "hidden file or folder"), text_of(found)
+        # Every choice of folders inside the offered one shares its one index.
+        docs = disk / "docs"
+        for chosen in ([docs, docs / "charts"], [docs / "charts"], [docs, docs / "tides.md"]):
+            found = await client.call_tool(
+                "search_documents", {"query": "tide bonus", "docs": [str(p) for p in chosen]}
+            )
+            assert not found.is_error and SECRET not in text_of(found), text_of(found)
+        assert len(list((disk / "cache" / "indexes").glob("*.sqlite"))) == 1
         result = await client.call_tool("resume", {"run_id": theirs.thread_id})
         assert is_refused(result, f"No run with id {theirs.thread_id!r} on this server")
         assert len(mcp_rig.chat_log()) == calls  # none of it reached the model
@@ -106,6 +132,7 @@ async def test_stdio_refuses_what_a_caller_may_not_choose_and_goes_on(
         )
     assert not found.is_error and "harbours.rst" in text_of(found)
     assert not done.is_error and text_of(done).startswith("# ")
+    assert SECRET not in text_of(done) and SECRET not in str(done.structured_content)
     assert (done.structured_content or {})["run_id"].startswith("mcp-")
 
 
@@ -234,3 +261,98 @@ async def test_a_caller_is_held_to_the_operators_ceilings_and_runs_at_once(
             mcp_rig.backend = steady
         third = await client.call_tool("research", question)  # the first one's slot is free
     assert not third.is_error and text_of(third).startswith("# ")
+
+
+USERS = {"alice": "mcp-alice-3c1d", "bob": "mcp-bob-9e07"}
+
+
+@pytest.fixture(scope="module")
+def per_user(mcp_rig: Rig, disk: Path) -> Iterator[str]:
+    """Listening on every address with a token per user."""
+    tokens = ",".join(f"{user}={token}" for user, token in USERS.items())
+    process, port = serve_http(operator_env(mcp_rig, disk, PONDER_MCP_TOKENS=tokens), "0.0.0.0")
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@contextlib.asynccontextmanager
+async def as_user(url: str, user: str) -> AsyncIterator[Client]:
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {USERS[user]}"})
+    async with http, Client(streamable_http_client(url, http_client=http)) as client:
+        yield client
+
+
+async def test_a_run_is_its_owners_alone_to_resume(per_user: str, mcp_rig: Rig) -> None:
+    scripted, mcp_rig.backend = mcp_rig.backend, ScriptedBackend()
+    ask_once(mcp_rig.backend)
+    try:
+        async with as_user(per_user, "alice") as alice:
+            paused = await alice.call_tool(
+                "research", {"question": "Tides and harbours", "mode": "deep", "max_loops": 1}
+            )
+            run_id = (paused.structured_content or {})["run_id"]
+            # 128 random bits after the start time: not to be guessed, nor tried in a day.
+            assert re.fullmatch(r"mcp-\d{8}-\d{6}-[0-9a-f]{32}", run_id), run_id
+            calls = len(mcp_rig.chat_log())
+            async with as_user(per_user, "bob") as bob:
+                theirs = await bob.call_tool("resume", {"run_id": run_id, "answer": "Mine now"})
+                unknown = await bob.call_tool("resume", {"run_id": run_id[:-4] + "0000"})
+            # Refused exactly as a run that does not exist: bob learns nothing of it.
+            assert is_refused(theirs, f"No run with id {run_id!r} on this server")
+            assert text_of(theirs).replace(run_id, "?") == text_of(unknown).replace(
+                run_id[:-4] + "0000", "?"
+            )
+            assert len(mcp_rig.chat_log()) == calls  # bob's attempt ran nothing
+            done = await alice.call_tool("resume", {"run_id": run_id, "answer": "The Atlantic"})
+    finally:
+        mcp_rig.backend = scripted
+    assert not done.is_error and (done.structured_content or {})["status"] == "done"
+    brief = [e for e in mcp_rig.chat_log() if e.schema == "ResearchBrief"]
+    assert brief and "The Atlantic" in brief[-1].messages[-1]["content"]
+    assert "Mine now" not in str([e.messages for e in mcp_rig.chat_log()])
+
+
+async def test_each_user_needs_their_own_token(per_user: str) -> None:
+    async with httpx.AsyncClient() as http:
+        for headers in ({}, {"Authorization": "Bearer mcp-carol-0000"}, {"Authorization": TOKEN}):
+            answer = await http.post(per_user, json=INITIALIZE, headers={**ACCEPT, **headers})
+            assert answer.status_code == 401, answer.text
+    for user in USERS:
+        async with as_user(per_user, user) as client:
+            assert {tool.name for tool in (await client.list_tools()).tools} >= {"resume"}
+
+
+async def test_a_caller_sees_no_host_endpoint_or_file_of_the_operator(
+    mcp_rig: Rig, disk: Path
+) -> None:
+    from support import free_port
+
+    searxng = f"http://127.0.0.1:{free_port()}"  # nothing listens: its failure is a warning
+    env = operator_env(
+        mcp_rig, disk, PONDER_CALLER_SEARCHES="local,searxng", PONDER_SEARXNG_URL=searxng
+    )
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ponder", "mcp"], env=env)
+    async with Client(params) as client:
+        done = await client.call_tool("research", {
+            "question": "How do tides work?", "search": "searxng", "mode": "loop",
+            "max_loops": 1})  # fmt: skip
+    assert not done.is_error, text_of(done)
+    stats = (done.structured_content or {})["stats"]
+    assert list(stats["host_calls"]) == ["ollama host 1"]  # not the operator's Ollama URL
+    assert any("[searxng_url]" in w for w in stats["warnings"]), stats["warnings"]
+    everything = text_of(done) + str(done.structured_content)
+    assert mcp_rig.url not in everything and searxng not in everything
+    assert str(disk / "cache") not in everything and str(disk / "data") not in everything
+    # The model server down: the error says so, not where it is.
+    down = f"http://127.0.0.1:{free_port()}"
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "ponder", "mcp"],
+        env={**env, "OLLAMA_HOST": down},
+    )  # fmt: skip
+    async with Client(params) as client:
+        failed = await client.call_tool("research", {"question": "Tides?", "mode": "loop"})
+    assert failed.is_error and "[ollama host 1]" in text_of(failed), text_of(failed)
+    assert down not in text_of(failed)

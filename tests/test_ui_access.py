@@ -3,6 +3,7 @@ test client (a real HTTP client over ASGI), with the scripted model behind it.""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,6 +126,8 @@ def test_each_user_sees_only_their_own_runs_and_the_operator_sees_all(
     started = alice.post("/runs", data={"topic": "How do tides work?", "mode": "loop"})
     assert started.status_code == 303, started.text
     path = started.headers["location"]
+    # 128 random bits after the start time: an address nobody can guess (or try in a day).
+    assert re.fullmatch(r"/runs/\d{8}-\d{6}-[0-9a-f]{32}", path), path
     assert finished(alice, path)[-1]["status"] == "done"
     research("Why two tides a day?", model="scripted", docs=[str(operator_env)], max_loops=1)
     assert alice.get(path).status_code == 200
@@ -150,6 +153,16 @@ def test_a_caller_sets_only_what_the_operator_allows(
     assert other_model.status_code == 400 and "model" in other_model.text
     assert alice.get("/api/models").json()["models"] == ["scripted"]
     assert alice.post("/documents", data={"path": str(outside)}).status_code == 400
+    (operator_env / ".private").mkdir()
+    hidden = alice.post(
+        "/runs", data={"topic": "Tides", "docs": str(operator_env / ".private"), "search": "local"}
+    )
+    assert hidden.status_code == 400 and "hidden file or folder" in hidden.text
+    for raw in ("~nosuchuser/docs", "/srv/" + "x" * 5000):  # a message, not a server error
+        bad = alice.post("/runs", data={"topic": "Tides", "docs": raw, "search": "local"})
+        assert bad.status_code == 400 and "refused" in bad.text
+        assert alice.post("/documents", data={"path": raw}).status_code == 400
+        assert users["op"].post("/documents", data={"path": raw}).status_code == 400
 
 
 def test_a_model_not_pulled_and_a_folder_without_documents_say_what_to_do(
@@ -226,3 +239,35 @@ def test_a_caller_with_as_many_live_runs_as_allowed_is_refused_until_one_ends(
     assert follow_up.status_code == 429 and "PONDER_CALLER_RUNS=1" in follow_up.text
     for user, started in ((alice, second), *zip((bob, op, op), others, strict=True)):
         finished(user, started.headers["location"])
+
+
+def test_a_caller_is_shown_no_host_endpoint_or_file_of_the_operator(
+    users: dict[str, Any], rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support import free_port
+
+    closed = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("PONDER_SEARXNG_URL", closed)
+    monkeypatch.setenv("PONDER_CALLER_SEARCHES", "local,searxng")
+    alice, op = users["alice"], users["op"]
+    asked = {"topic": "How do tides work?", "mode": "loop", "search": "searxng"}
+    started = alice.post("/runs", data=asked)
+    assert started.status_code == 303, started.text
+    path = started.headers["location"]
+    log = finished(alice, path)
+    warnings = [e["data"]["message"] for e in log if e["kind"] == "warning"]
+    assert any("[searxng_url]" in w for w in warnings), warnings
+    [done] = [e for e in log if e.get("status") == "done"]
+    assert list(done["stats"]["host_calls"]) == ["ollama host 1"]
+    exported = alice.get(f"{path}/export.json").json()
+    assert "ollama_base_url" not in exported["config"] and exported["config"]["search"]
+    for page in (f"{path}/log", f"{path}/export.json", f"{path}/export.md", path):
+        shown = alice.get(page).text
+        assert closed not in shown and rig.url not in shown, page
+    assert closed in op.get(f"{path}/log").text  # the operator reads it as it was written
+    # The model server down: a caller is told so, not where it is.
+    down = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("PONDER_OLLAMA_BASE_URL", down)
+    said = alice.get("/api/models").json()["error"]
+    assert said and "[ollama host 1]" in said and down not in said
+    assert down in op.get("/api/models").json()["error"]

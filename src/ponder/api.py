@@ -7,8 +7,8 @@ interrupted (Ctrl-C, a closed terminal, SIGKILL) is finished by ``resume(thread_
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -244,8 +244,13 @@ def warm_up() -> None:
 
 
 def new_thread_id() -> str:
-    """A fresh run id: sortable by start time, unique enough for one machine."""
-    return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+    """A fresh run id: sortable by start time, then 128 random bits.
+
+    On a shared server (``ponder mcp``, ``ponder ui``) a run id reaches a caller, and a
+    guessed one would let a stranger open or resume someone else's run; the 24 bits ids
+    had once could be tried in a day. Owners are checked too: the id is not the key.
+    """
+    return time.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(16)
 
 
 async def _drive(

@@ -8,7 +8,9 @@ operator, whose settings come from the server's environment. A caller chooses on
   operator's own ``search``, each of them when it names several, plus ``local`` when there
   are document roots), one or several of them together;
 - ``docs`` inside the operator's document roots (``docs_roots``, else the operator's
-  ``docs``), once ``~``, ``..`` and symlinks are resolved on the server;
+  ``docs``), once ``~``, ``..`` and symlinks are resolved on the server, and through no
+  hidden file or folder there unless the operator allows them
+  (``docs_hidden_and_symlinks``);
 - ``model`` and ``report_model``: the operator's, or one of ``caller_models``;
 - ``fetch_full_page`` only while the operator keeps ``allow_private_urls`` off (with it on,
   full pages would be read from the operator's private network at a caller's wish);
@@ -33,6 +35,7 @@ from ponder.ceilings import above_ceiling, lowered_to_ceilings
 from ponder.choices import search_names
 from ponder.config import Configuration
 from ponder.errors import CallerRefusedError
+from ponder.paths import path_problem
 from ponder.settable import settable_by
 
 # Where the operator sets a field, when it is not PONDER_<FIELD>.
@@ -116,11 +119,17 @@ def served_options(
     values: Mapping[str, Any], operator: Configuration | None = None
 ) -> dict[str, Any]:
     """The explicit options of a caller's run: its vetted values, and the operator's document
-    roots as its documents when the operator named roots but no ``docs``."""
+    roots as its documents when the operator named roots but no ``docs``.
+
+    A caller's own ``docs`` come with the operator's folders as ``docs_roots`` (the
+    operator's, even when only ``docs`` named them): the folders whose indexes serve every
+    choice of ``docs`` inside them, so no choice has a folder indexed twice."""
     operator = operator or operator_configuration()
     options = lowered_to_ceilings(vet(values, operator), operator)
     if "docs" not in options and not operator.docs and operator.docs_roots:
         options["docs"] = [str(root) for root in document_roots(operator)]
+    elif "docs" in options and not operator.docs_roots:
+        options["docs_roots"] = [str(root) for root in document_roots(operator)]
     return options
 
 
@@ -189,16 +198,34 @@ def _inside_roots(value: Any, operator: Configuration) -> str | tuple[Any]:
             "docs: this server offers no documents to callers (its operator names folders "
             "with PONDER_DOCS or PONDER_DOCS_ROOTS)"
         )
-    resolved, outside = [], []
+    unusable = [problem for raw in paths if (problem := path_problem(raw))]
+    if unusable:
+        return "docs: " + "; ".join(unusable)
+    resolved, outside, hidden = [], [], []
     for raw in paths:
         path = Path(raw).expanduser().resolve()
-        if any(path == root or root in path.parents for root in roots):
-            resolved.append(str(path))
-        else:
+        holders = [root for root in roots if path == root or root in path.parents]
+        if not holders:
             outside.append(raw)
+        elif not operator.docs_hidden_and_symlinks and _hidden_below(path, holders):
+            hidden.append(raw)
+        else:
+            resolved.append(str(path))
     if outside:
         return (
             f"docs {', '.join(outside)} lie outside this server's document folders "
             f"({', '.join(str(r) for r in roots)}); a caller may search only inside them"
         )
+    if hidden:
+        return (
+            f"docs {', '.join(hidden)} name a hidden file or folder (a name starting with "
+            "'.'), which this server does not offer; its operator offers them with "
+            "PONDER_DOCS_HIDDEN_AND_SYMLINKS"
+        )
     return (resolved,)
+
+
+def _hidden_below(path: Path, roots: list[Path]) -> bool:
+    """Whether ``path`` (resolved, so through any symlink) passes a dot-name below every
+    root that holds it: an indexed folder skips those, so a caller may not name them."""
+    return all(any(p.startswith(".") for p in path.relative_to(root).parts) for root in roots)

@@ -31,6 +31,7 @@ from ponder.environment import PATH_LISTS, field_values, ollama_host
 from ponder.errors import ConfigurationError
 from ponder.mcp_servers import McpServerSpec
 from ponder.ollama_host import DEFAULT_OLLAMA_URL, normalise_hosts
+from ponder.paths import path_problem
 from ponder.settable import Caller, Operator
 
 WIKIPEDIA_URL = "https://{lang}.wikipedia.org/w/api.php"
@@ -207,6 +208,12 @@ class Configuration(BaseModel):
         description="On a shared server: the folders a caller's docs must lie in (after ~, .. "
         "and symlinks are resolved). Unset: the operator's own docs (PONDER_DOCS).",
     )
+    docs_hidden_and_symlinks: Operator[bool] = Field(
+        False,
+        description="Also index hidden files and folders (names starting with '.') and "
+        "symlinks that lead out of a document folder. Off: they are skipped, and a caller "
+        "may not name them.",
+    )
     caller_searches: Operator[list[SearchName] | None] = Field(
         None,
         description="On a shared server: the search backends a caller may choose. Unset: the "
@@ -245,6 +252,16 @@ class Configuration(BaseModel):
     def _docs_as_list(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [part for part in value.split(os.pathsep) if part]
+        return value
+
+    @field_validator(*PATH_LISTS)
+    @classmethod
+    def _usable_paths(cls, value: list[str]) -> list[str]:
+        """A path that cannot name a file (a NUL byte, ``~nosuchuser``) is refused here,
+        with why, rather than failing later inside pathlib."""
+        problems = [problem for raw in value if (problem := path_problem(raw))]
+        if problems:
+            raise ValueError("; ".join(problems))
         return value
 
     @field_validator("ollama_base_url", mode="before")

@@ -33,11 +33,18 @@ class Passage:
     text: str
 
 
-def index(paths: Paths, progress: Progress | None = None, warn: Warn | None = None) -> IndexStats:
-    """Index (or refresh) the documents under ``paths``; Ctrl-C keeps what was indexed."""
+def index(
+    paths: Paths,
+    progress: Progress | None = None,
+    warn: Warn | None = None,
+    config: Configuration | None = None,
+) -> IndexStats:
+    """Index (or refresh) the documents under ``paths``; Ctrl-C keeps what was indexed.
+    ``config`` (else the environment's) says which folders' indexes serve them
+    (``docs_roots``) and what they hold (``docs_hidden_and_symlinks``)."""
     from ponder.services.search import index as build
 
-    return build(paths, progress=progress, warn=warn)
+    return build(paths, progress=progress, warn=warn, **_reach(config))
 
 
 def embed(
@@ -52,7 +59,7 @@ def embed(
 
     embedder = Embedder(config.embed_model or "", config.ollama_hosts[0], config.request_timeout)
     try:
-        return embed_passages(paths, embedder, progress=progress, warn=warn)
+        return embed_passages(paths, embedder, progress=progress, warn=warn, **_reach(config))
     except sqlite3.Error as exc:
         raise StorageError(
             f"Cannot store the vectors in the index ({exc}) — is another `ponder index` "
@@ -60,11 +67,16 @@ def embed(
         ) from None
 
 
-def index_status(paths: Paths) -> IndexStatus:
+def index_status(paths: Paths, config: Configuration | None = None) -> IndexStatus:
     """How the index for ``paths`` compares with the files on disk."""
     from ponder.services.search import index_status as status
 
-    return status(paths)
+    return status(paths, **_reach(config))
+
+
+def _reach(config: Configuration | None) -> dict[str, Any]:
+    config = config or Configuration.create()
+    return {"anchors": config.docs_roots, "hidden": config.docs_hidden_and_symlinks}
 
 
 def embedded_with(index_model: str | None, wanted: str | None) -> bool:

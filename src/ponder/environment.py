@@ -40,7 +40,8 @@ Secret = Literal[
     "OPENAI_API_KEY",  # provider=openai, sent only to openai_base_url
     "PONDER_SERVER_TOKEN",  # what `--server` sends as its bearer token
     "PONDER_SERVER_TOKENS",  # a LangGraph Server's users and their tokens
-    "PONDER_MCP_TOKEN",  # the token `ponder mcp --http` requires
+    "PONDER_MCP_TOKEN",  # the token `ponder mcp --http` requires (one, shared)
+    "PONDER_MCP_TOKENS",  # `ponder mcp --http`'s users and their tokens (user=token,...)
     "PONDER_UI_TOKEN",  # the operator's token for `ponder ui` (required off loopback)
     "PONDER_UI_TOKENS",  # `ponder ui`'s other users and their tokens (user=token,...)
 ]

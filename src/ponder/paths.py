@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import platformdirs
 
 from ponder.environment import machine
+from ponder.errors import InvalidInputError
 
 
 def data_dir() -> Path:
@@ -54,3 +56,45 @@ def _conninfo(url: str) -> dict[str, str] | None:
         return {k: str(v) for k, v in conninfo_to_dict(url).items()}
     except Exception:  # not installed, or not a connection string at all
         return None
+
+
+# The longest path and file name Linux takes (PATH_MAX, NAME_MAX): past them every stat
+# fails with ENAMETOOLONG, which pathlib's exists() raises rather than answers.
+_PATH_MAX, _NAME_MAX = 4096, 255
+
+
+def path_problem(raw: str) -> str | None:
+    """Why ``raw`` cannot name a file or folder here, with what to do; None when it can.
+
+    What a caller sends is checked before the disk is asked: a NUL byte, ``~nosuchuser``
+    and the like raise inside pathlib and os (ValueError, RuntimeError, OSError,
+    UnicodeEncodeError), which would otherwise end a request as a server error.
+    """
+    shown = repr(raw if len(raw) <= 80 else raw[:77] + "...")
+    if not raw.strip():
+        return "an empty path names no file or folder — give the folder's path"
+    if "\0" in raw:
+        return f"{shown} holds a NUL byte, which no file name can — remove it"
+    if raw.startswith("~"):
+        user = raw[1:].split("/", 1)[0]
+        try:
+            Path(raw).expanduser()
+        except RuntimeError:
+            whose = f"no user {user!r} here to expand ~{user} for" if user else "no home folder"
+            return f"{shown}: there is {whose} — give the full path"
+    try:
+        encoded = os.fsencode(Path(raw).expanduser())
+    except UnicodeEncodeError:
+        return f"{shown} holds characters that no file name on this system can"
+    if len(encoded) >= _PATH_MAX or any(len(part) > _NAME_MAX for part in encoded.split(b"/")):
+        return f"{shown} is longer than any path this system accepts"
+    return None
+
+
+def usable_path(raw: str) -> Path:
+    """``raw`` with ``~`` expanded and symlinks and ``..`` resolved; InvalidInputError (saying
+    why and what to do) when it cannot name a file or folder."""
+    problem = path_problem(raw)
+    if problem is not None:
+        raise InvalidInputError(f"Not a usable path: {problem}.")
+    return Path(raw).expanduser().resolve()

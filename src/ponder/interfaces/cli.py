@@ -161,8 +161,12 @@ def require_paths(paths: list[str], flag: str) -> list[str]:
     """Paths that exist, expanded; a missing one is a usage error before anything runs."""
     from pathlib import Path
 
+    from ponder.paths import path_problem
+
     resolved = []
     for raw in paths:
+        if (problem := path_problem(raw)) is not None:
+            raise InvalidInputError(f"{flag}: {problem}.")
         path = Path(raw).expanduser()
         if not path.exists():
             raise InvalidInputError(f"{flag} {raw}: no such file or folder — check the path.")

@@ -261,7 +261,7 @@ def index_checks(config: Configuration) -> list[Check]:
     existing = [p for p in config.docs if Path(p).expanduser().exists()]
     if not existing:
         return []
-    status = index_status(existing)
+    status = index_status(existing, config)
     command = "ponder index " + " ".join(existing)
     if config.embed_model:
         command += f" --embed-model {config.embed_model}"

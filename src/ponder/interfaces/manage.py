@@ -33,7 +33,9 @@ def index_command(paths: list[str], options: dict[str, Any] | None = None) -> in
     warnings: list[str] = []
     seen = [0, 0]  # files done, of total: for the message when interrupted
     try:
-        stats = _tracked(console, "indexing", "files", seen, index, paths, warn=warnings.append)
+        stats = _tracked(
+            console, "indexing", "files", seen, index, paths, warn=warnings.append, config=config
+        )
     except KeyboardInterrupt:
         _interrupted(console, f"{seen[0]:,} of {seen[1]:,} files", "what was indexed is kept")
         return ExitCode.INTERRUPTED

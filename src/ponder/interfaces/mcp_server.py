@@ -13,8 +13,9 @@ with ``resume``. Settings come from the environment exactly as for the CLI
 The client is a caller, often an agent acting on text it read: its ``search`` must be one
 the operator enables, its ``docs`` must lie in the operator's document folders and its
 ``max_loops`` at most the operator's ceiling (:mod:`ponder.callers`); ``resume`` continues
-only runs this server started, and one caller (one token; the one client of stdio) has at
-most ``caller_runs`` runs in progress at once (:class:`ponder.ceilings.RunSlots`).
+only runs this server started for the same user (:mod:`ponder.interfaces.mcp_owners`; any
+other id is unknown to that caller), and one caller (one token; the one client of stdio)
+has at most ``caller_runs`` runs in progress at once (:class:`ponder.ceilings.RunSlots`).
 
 Served over stdio (the default) or, with ``--http PORT``, over streamable HTTP (who may
 call: :mod:`ponder.interfaces.mcp_http`).
@@ -22,6 +23,7 @@ call: :mod:`ponder.interfaces.mcp_http`).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -38,12 +40,14 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
+from ponder.caller_view import CallerView
 from ponder.callers import operator_configuration, served_options
 from ponder.ceilings import RunSlots
 from ponder.choices import Mode, SearchName
 from ponder.errors import PonderError
 from ponder.events import ProgressEvent
-from ponder.interfaces.mcp_http import check_listening, server_auth, transport_security
+from ponder.interfaces.mcp_http import caller, check_listening, server_auth, transport_security
+from ponder.interfaces.mcp_owners import owner, set_owner
 from ponder.report import Report
 
 INSTRUCTIONS = (
@@ -95,6 +99,10 @@ def build_server(**auth: Any) -> MCPServer:
         except PonderError as exc:
             return _error(str(exc))
         run_id = RUN_PREFIX + new_thread_id()
+        try:
+            await asyncio.to_thread(set_owner, run_id, caller())
+        except PonderError as exc:
+            return _error(str(exc))
         return await _run(stream(question, thread_id=run_id, ask=_asker(ctx), **allowed), ctx)
 
     @server.tool()
@@ -128,7 +136,7 @@ def build_server(**auth: Any) -> MCPServer:
         text = "\n\n".join(lines) or f"Nothing in your documents matches {query!r}."
         return CallToolResult(
             content=[TextContent(type="text", text=text)],
-            structured_content={"passages": passages, "warnings": warnings},
+            structured_content={"passages": passages, "warnings": [_shown(w) for w in warnings]},
         )
 
     return server
@@ -137,10 +145,15 @@ def build_server(**auth: Any) -> MCPServer:
 async def _resume(
     run_id: str, answer: str | None, ctx: Context
 ) -> CallToolResult | InputRequiredResult:
-    """Continue one of this server's runs; any other id is unknown to a caller."""
+    """Continue one of this server's runs that the caller started; any other id, another
+    user's run among them, is unknown to a caller."""
     from ponder.api import stream_resume
 
-    if not run_id.startswith(RUN_PREFIX):
+    try:
+        mine = run_id.startswith(RUN_PREFIX) and await asyncio.to_thread(owner, run_id) == caller()
+    except PonderError as exc:
+        return _error(str(exc))
+    if not mine:
         return _error(f"No run with id {run_id!r} on this server — start one with `research`.")
     return await _run(stream_resume(run_id, answer, ask=_asker(ctx)), ctx)
 
@@ -232,6 +245,7 @@ async def _drive(events: Any, ctx: Context) -> CallToolResult | InputRequiredRes
     except PonderError as exc:
         return _error(str(exc))
     assert report is not None
+    report = CallerView(operator_configuration()).report(report)  # no operator internals
     return CallToolResult(
         content=[TextContent(type="text", text=report.markdown)],
         structured_content={
@@ -259,7 +273,13 @@ async def _progress(event: ProgressEvent, ctx: Context, step: list[int]) -> None
 
 
 def _error(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+    """An error as the caller reads it: what went wrong, the operator's hosts and files
+    named, not given ("Cannot reach Ollama at [ollama host 1]")."""
+    return CallToolResult(content=[TextContent(type="text", text=_shown(message))], is_error=True)
+
+
+def _shown(message: str) -> str:
+    return CallerView(operator_configuration()).text(message)
 
 
 def serve(http_port: int | None = None, host: str = "127.0.0.1") -> int:

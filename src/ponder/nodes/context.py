@@ -9,10 +9,12 @@ from typing import Any, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 
+from ponder.caller_view import CallerView
 from ponder.config import Configuration
+from ponder.errors import PonderError
 from ponder.redact import redact
 from ponder.report import RunStats
-from ponder.run_settings import run_configuration
+from ponder.run_settings import SERVED_KEY, run_configuration
 from ponder.services.model.llm import LLM
 from ponder.services.model.usage import Usage
 from ponder.stats import merge_stats
@@ -24,6 +26,9 @@ S = TypeVar("S")
 class NodeContext:
     name: str
     config: Configuration
+    # On a served graph: what its caller may see (state is the caller's to read, so the
+    # operator's hosts and files are named, not given, before they are written there).
+    view: CallerView | None = None
     usage: Usage = field(default_factory=Usage)
     warnings: list[str] = field(default_factory=list)
     counters: dict[str, float] = field(default_factory=dict)
@@ -33,6 +38,8 @@ class NodeContext:
 
     def warn(self, message: str) -> None:
         message = redact(message)  # warnings are kept in the run's state and shown
+        if self.view is not None:
+            message = self.view.text(message)
         self.warnings.append(message)
         self.emit("warning", message=message)
 
@@ -53,6 +60,9 @@ class NodeContext:
             pass
 
     def stats(self, seconds: float) -> dict[str, Any]:
+        host_calls = {redact(host): n for host, n in self.usage.host_calls.items()}
+        if self.view is not None:
+            host_calls = self.view.stats({"host_calls": host_calls})["host_calls"]
         return {
             "llm_calls": self.usage.calls,
             "prompt_tokens": self.usage.prompt_tokens,
@@ -63,7 +73,7 @@ class NodeContext:
             "generations_stopped": self.usage.stopped,
             **self.counters,
             "node_seconds": {self.name: round(seconds, 6)},
-            "host_calls": {redact(host): n for host, n in self.usage.host_calls.items()},
+            "host_calls": host_calls,
             "warnings": list(self.warnings),
         }
 
@@ -73,10 +83,17 @@ NodeFn = Callable[[S, NodeContext], Awaitable[dict[str, Any]]]
 
 async def run_node(name: str, body: NodeFn[S], state: S, config: RunnableConfig) -> dict[str, Any]:
     """Run a node body: resolve configuration, time it, and add its cost to ``stats``."""
-    ctx = NodeContext(name, run_configuration(config))
+    settings = run_configuration(config)
+    served = SERVED_KEY in ((config or {}).get("configurable") or {})
+    ctx = NodeContext(name, settings, CallerView(settings) if served else None)
     ctx.emit("node_start")
     started = time.perf_counter()
-    update = await body(state, ctx)
+    try:
+        update = await body(state, ctx)
+    except PonderError as exc:  # a served run's error is its caller's to read too
+        if ctx.view is not None:
+            exc.args = tuple(ctx.view.text(a) if isinstance(a, str) else a for a in exc.args)
+        raise
     seconds = time.perf_counter() - started
     update["stats"] = merge_stats(update.get("stats"), ctx.stats(seconds))
     tokens = ctx.usage.prompt_tokens + ctx.usage.completion_tokens

@@ -24,7 +24,7 @@ from ponder import api, history
 from ponder.callers import operator_configuration
 from ponder.errors import InvalidInputError, PonderError, TooManyRunsError
 from ponder.interfaces.html import STYLE, render_html, report_body
-from ponder.interfaces.ui import pages, store
+from ponder.interfaces.ui import pages, shown, store
 from ponder.interfaces.ui.access import Access, User
 from ponder.interfaces.ui.asking import ask_defaults, models_info, run_options
 from ponder.interfaces.ui.folders import Indexer, folders_info
@@ -160,8 +160,8 @@ async def _start(request: Request) -> Response:
         thread_id = _manager(request).start(topic, options, user.name, _run_limit(user))
     except PonderError as exc:
         recent = _visible(user, history.runs(HISTORY_LIMIT))
-        status = _refused_status(exc, 400)
-        return HTMLResponse(pages.ask_page(form, str(exc), recent), status_code=status)
+        said = shown.text(user, str(exc))
+        return HTMLResponse(pages.ask_page(form, said, recent), _refused_status(exc, 400))
     return _back(f"/runs/{thread_id}")
 
 
@@ -188,8 +188,9 @@ async def _run_page(request: Request) -> HTMLResponse:
     if record is None:
         return _missing()
     live = _manager(request).is_live(record.thread_id)
-    report = None if live else await history.report(record.thread_id)
-    return HTMLResponse(pages.run_page(record, report, live))
+    user = _user(request)
+    report = None if live else shown.report(user, await history.report(record.thread_id))
+    return HTMLResponse(pages.run_page(shown.record(user, record), report, live))
 
 
 async def _events(request: Request) -> Response:
@@ -198,12 +199,15 @@ async def _events(request: Request) -> Response:
         return _missing()
     after = _last_event_id(request)
     follow = _manager(request).follow(record.thread_id, after)
+    user = _user(request)
+    view = shown.view_for(user)
 
     async def stream() -> Any:
         async for seq, event in follow:
-            yield {"id": str(seq), "event": "progress", "data": json.dumps(event)}
+            data = json.dumps(shown.event(view, event))
+            yield {"id": str(seq), "event": "progress", "data": data}
         # How the run stands now: a replayed log of a run killed mid-way ends on "running".
-        ended = history.run(record.thread_id) or record
+        ended = shown.record(user, history.run(record.thread_id) or record)
         yield {
             "event": "end",
             "data": json.dumps({"status": ended.status, "message": ended.message}),
@@ -222,14 +226,15 @@ async def _log(request: Request) -> Response:
     if record is None:
         return _missing()
     run = _manager(request).run(record.thread_id)
-    return JSONResponse([{"seq": seq, **event} for seq, event in run.events])
+    view = shown.view_for(_user(request))
+    return JSONResponse([{"seq": seq, **shown.event(view, event)} for seq, event in run.events])
 
 
 async def _report_fragment(request: Request) -> Response:
     record = _record(request)
     if record is None:
         return _missing()
-    report = await history.report(record.thread_id)
+    report = shown.report(_user(request), await history.report(record.thread_id))
     if report is None:
         return HTMLResponse("", status_code=204)
     return HTMLResponse(report_body(report))
@@ -243,9 +248,9 @@ async def _export(request: Request) -> Response:
     name = f"ponder-{record.thread_id}.{kind}"
     disposition = {"content-disposition": f'attachment; filename="{name}"'}
     if kind == "json":
-        trail = await history.trail(record.thread_id)
+        trail = shown.trail(_user(request), await history.trail(record.thread_id))
         return JSONResponse(trail, headers=disposition)
-    report = await history.report(record.thread_id)
+    report = shown.report(_user(request), await history.report(record.thread_id))
     if report is None or kind not in ("md", "html"):
         return HTMLResponse(
             pages.message_page("Nothing to export", "This run has no report yet."), 404
@@ -278,7 +283,9 @@ async def _act(request: Request) -> Response:
             return HTMLResponse(pages.message_page("Unknown action", action), 404)
     except PonderError as exc:
         return HTMLResponse(
-            pages.message_page("Cannot do that", str(exc), f"/runs/{thread_id}"),
+            pages.message_page(
+                "Cannot do that", shown.text(_user(request), str(exc)), f"/runs/{thread_id}"
+            ),
             _refused_status(exc, 409),
         )
     if action == "stop":

@@ -19,6 +19,7 @@ from ponder.choices import SEARCH_NAMES
 from ponder.config import Configuration
 from ponder.errors import ConfigurationError, InvalidInputError, OllamaUnavailableError
 from ponder.interfaces.doctor import ollama_checks
+from ponder.interfaces.ui import shown
 from ponder.interfaces.ui.access import User
 from ponder.interfaces.ui.folders import allowed_folders
 from ponder.probe import model_server, search_ready
@@ -69,7 +70,8 @@ def models_info(user: User) -> dict[str, Any]:
     try:
         served = model_server(operator, url)
     except OllamaUnavailableError as down:
-        return {"ok": False, "models": [], "default": operator.model, "error": str(down)}
+        said = shown.text(user, str(down))  # a caller is not told where the server is
+        return {"ok": False, "models": [], "default": operator.model, "error": said}
     models = served.models
     if not user.operator:
         allowed = {operator.model, *operator.caller_models}
@@ -81,7 +83,7 @@ def models_info(user: User) -> dict[str, Any]:
         "kind": served.kind,
         "models": models,
         "default": operator.model,
-        "error": problems[0] if problems else None,
+        "error": shown.text(user, problems[0]) if problems else None,
     }
 
 
@@ -120,7 +122,7 @@ def _documents_found(settings: Configuration) -> None:
             "Local search needs documents — tick a folder under 'Your documents', or add one "
             "on the Documents page."
         )
-    status = index_status(settings.docs)
+    status = index_status(settings.docs, settings)
     if status.indexed_files + status.stale_files == 0:
         raise InvalidInputError(
             f"No documents found in {', '.join(settings.docs)} — ponder reads text, Markdown, "

@@ -14,6 +14,7 @@ from ponder.callers import document_roots, operator_configuration, vet
 from ponder.errors import InvalidInputError, PonderError
 from ponder.interfaces.ui import store
 from ponder.interfaces.ui.access import User
+from ponder.paths import usable_path
 
 
 def allowed_folders(user: User) -> list[str]:
@@ -85,11 +86,11 @@ class Indexer:
 
     def _allowed(self, user: User, path: str) -> Path:
         text = path.strip()
-        if not text or "\0" in text:
+        if not text:
             raise InvalidInputError("Give the folder to index, e.g. /home/you/notes.")
         if not user.operator:
             text = vet({"docs": [text]})["docs"][0]  # inside the operator's roots, or refused
-        folder = Path(text).expanduser().resolve()
+        folder = usable_path(text)  # a NUL byte or ~nosuchuser is a message, not a 500
         if not folder.is_dir():
             raise InvalidInputError(f"There is no folder at {folder} — check the path.")
         return folder

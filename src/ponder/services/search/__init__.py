@@ -40,14 +40,8 @@ from ponder.services.search.hybrid import HybridSearch, merge_by_rank
 from ponder.services.search.language import edition_url, wikipedia_language
 from ponder.services.search.local.backend import LocalSearch
 from ponder.services.search.local.embeddings import Embedder
-from ponder.services.search.local.index import (
-    IndexStats,
-    IndexStatus,
-    LocalIndex,
-    embed,
-    index,
-    index_status,
-)
+from ponder.services.search.local.index import IndexStats, IndexStatus, LocalIndex
+from ponder.services.search.local.indexes import FolderIndexes, embed, index, index_status
 from ponder.services.search.mcp_tools import McpToolSearch
 from ponder.services.search.mcp_tools import backends as mcp_backends
 from ponder.services.search.searxng import SearxngSearch
@@ -60,6 +54,7 @@ __all__ = [
     "DuckDuckGoSearch",
     "Embedder",
     "FallbackSearch",
+    "FolderIndexes",
     "HybridSearch",
     "IndexStats",
     "IndexStatus",
@@ -171,7 +166,13 @@ def _local(config: Configuration, warn: Warn) -> LocalSearch | None:
     embedder = None
     if config.embed_model:
         embedder = Embedder(config.embed_model, config.ollama_hosts[0], config.request_timeout)
-    return LocalSearch(existing, warn=warn, embedder=embedder)
+    return LocalSearch(
+        existing,
+        warn=warn,
+        embedder=embedder,
+        anchors=config.docs_roots,
+        hidden=config.docs_hidden_and_symlinks,
+    )
 
 
 def _cached(backend: SearchBackend, cache: Cache | None) -> SearchBackend:

@@ -62,6 +62,9 @@ def forbidden_reason(ip: IPAddress) -> str | None:
         (ip.is_link_local, "link-local address"),
         (ip.is_multicast, "multicast address"),
         (ip.is_private, "private address"),
+        # fec0::/10, deprecated (RFC 3879) but still routed inside sites; Python 3.11
+        # counts it as global, so it is named here rather than left to is_global.
+        (isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local, "site-local address"),
         (ip.is_reserved, "reserved address"),
         (not ip.is_global, "non-public address"),
     ]

@@ -13,7 +13,8 @@ from typing import ClassVar
 from ponder.errors import PonderError
 from ponder.services.search.base import SearchBackendError, SearchResult
 from ponder.services.search.local.embeddings import Embedder
-from ponder.services.search.local.index import LocalIndex, Warn
+from ponder.services.search.local.index import Warn
+from ponder.services.search.local.indexes import FolderIndexes
 
 
 def _ignore(_: str) -> None:
@@ -27,6 +28,9 @@ class LocalSearch:
     With an ``embedder`` (semantic search on), each refresh embeds the new passages and each
     query is embedded too. If embedding fails (the model is not pulled, Ollama is away),
     one warning says why and this backend goes on with BM25 alone.
+
+    ``anchors`` and ``hidden``: which indexes serve the paths, and what they hold
+    (:class:`.indexes.FolderIndexes`).
     """
 
     name = "local"
@@ -40,8 +44,12 @@ class LocalSearch:
         db_path: Path | None = None,
         refresh_seconds: float = 60.0,
         embedder: Embedder | None = None,
+        anchors: Iterable[str | os.PathLike[str]] = (),
+        hidden: bool = False,
     ) -> None:
-        self.index = LocalIndex(paths, db_path=db_path, warn=warn)
+        self.index = FolderIndexes(
+            paths, anchors=anchors, hidden=hidden, warn=warn, db_path=db_path
+        )
         self.refresh_seconds = refresh_seconds
         self.embedder = embedder
         self._warn = warn or _ignore
@@ -58,7 +66,8 @@ class LocalSearch:
                 self.index.search, query, max_results, query_vector=vector, embed_model=model
             )
         except sqlite3.Error as exc:  # a corrupt or locked index is a backend failure
-            raise SearchBackendError(f"local index {self.index.db_path} failed: {exc}") from exc
+            # No file path: a served caller reads this (`ponder doctor` shows the index).
+            raise SearchBackendError(f"the local document index failed: {exc}") from exc
 
     async def _embed_query(self, query: str) -> list[float] | None:
         if self.embedder is None:
@@ -74,14 +83,14 @@ class LocalSearch:
         self._warn(f"Semantic search is off for this run, keyword search goes on: {problem}")
 
     async def _refresh(self) -> None:
-        key = str(self.index.db_path)
+        key, shared = self.index.key, not self.index.in_memory
         async with self._refresh_lock:
             # An on-disk index is shared by every instance in the process; one in memory is not.
-            last = self._own_refresh if key == ":memory:" else self._last_refresh.get(key)
+            last = self._last_refresh.get(key) if shared else self._own_refresh
             if last is None or time.monotonic() - last >= self.refresh_seconds:
                 await asyncio.to_thread(self.index.index)
                 self._own_refresh = time.monotonic()
-                if key != ":memory:":
+                if shared:
                     self._last_refresh[key] = self._own_refresh
                 self._embedded = False
             if self.embedder is not None and not self._embedded:

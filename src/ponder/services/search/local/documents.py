@@ -34,9 +34,25 @@ class SkipFile(Exception):
     """A file that cannot be indexed; the message says why."""
 
 
-def discover(roots: Sequence[Path], warn: Warn = _ignore) -> dict[str, tuple[int, int]]:
-    """Every supported file under the roots, with (mtime_ns, size). Hidden entries skipped."""
+def discover(
+    roots: Sequence[Path],
+    warn: Warn = _ignore,
+    *,
+    hidden: bool = False,
+    folders: Sequence[Path] | None = None,
+) -> dict[str, tuple[int, int]]:
+    """Every supported file under the roots, with (mtime_ns, size).
+
+    Hidden entries below a root (a name starting with "."), and symlinks that lead out of
+    their folder (``folders``, else the roots) or into a hidden entry, are skipped unless
+    ``hidden`` (the operator's ``docs_hidden_and_symlinks``): a folder shared with callers
+    often holds a ``.git`` or an editor's ``.env`` beside the documents, and a link to
+    ``~/.ssh`` or ``/etc`` would serve what the operator never offered. A root the user
+    names is read as named. Symlinked folders are not followed (a link loop would never
+    end).
+    """
     found: dict[str, tuple[int, int]] = {}
+    bounds = [str(folder) for folder in folders or roots]
     for root in roots:
         if root.is_file():
             if root.suffix.lower() not in SUFFIXES:
@@ -48,11 +64,27 @@ def discover(roots: Sequence[Path], warn: Warn = _ignore) -> dict[str, tuple[int
             warn(f"Document path {root} does not exist.")
             continue
         for folder, dirs, names in os.walk(root):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            if not hidden:
+                dirs[:] = [d for d in dirs if not d.startswith(".")]
             for name in names:
-                if not name.startswith(".") and os.path.splitext(name)[1].lower() in SUFFIXES:
-                    _add(found, os.path.join(folder, name))
+                if name.startswith(".") and not hidden:
+                    continue
+                if os.path.splitext(name)[1].lower() not in SUFFIXES:
+                    continue
+                path = os.path.join(folder, name)
+                if hidden or not os.path.islink(path) or _leads_inside(path, bounds):
+                    _add(found, path)
     return found
+
+
+def _leads_inside(link: str, folders: list[str]) -> bool:
+    """Whether a symlink's target lies in one of the folders, in no hidden entry there."""
+    target = os.path.realpath(link)
+    for folder in folders:
+        inside = os.path.relpath(target, folder).split(os.sep)
+        if inside[0] != ".." and not any(part.startswith(".") for part in inside):
+            return True
+    return False
 
 
 def _add(found: dict[str, tuple[int, int]], path: str) -> None:

@@ -4,8 +4,9 @@ Documents are cut into passages of about 1,000 characters on paragraph boundarie
 result points into its file ("chars 1200-2400", or "page 3, chars ..." for a PDF). The
 index is incremental: each file's mtime, size and hash are stored, and only new or changed
 files are read again (:mod:`.indexer`). A file that cannot be read is skipped with a
-warning, never a crash. One index exists per set of document roots, under
-``cache_dir()/indexes``; :mod:`.ranking` answers its queries.
+warning, never a crash. An index lives under ``cache_dir()/indexes``, keyed by its folder;
+:mod:`.indexes` picks the one that serves a set of roots (a sub-folder is a ``scope`` of
+its folder's index, refreshed and searched alone), and :mod:`.ranking` answers its queries.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from ponder.services.search.local.documents import discover
 from ponder.services.search.local.embeddings import Embedder
 from ponder.services.search.local.indexer import Indexer, IndexStats, deferred_interrupt
 from ponder.services.search.local.ranking import Ranking, Warn
+from ponder.services.search.local.results import search
+from ponder.services.search.local.scope import scope_within
 from ponder.services.search.local.vectors import EmbedStats, VectorStore
 
 Progress = Callable[[int, int], None]
@@ -44,6 +47,11 @@ CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS passages
     USING fts5 (title, body, tokenize = 'porter unicode61 remove_diacritics 2');
 """
+_PASSAGES = "SELECT count(*) FROM chunks AS c JOIN files AS f ON f.id = c.file_id WHERE {where}"
+_EMBEDDED = (
+    "SELECT count(*) FROM vectors AS v JOIN chunks AS c ON c.id = v.chunk_id "
+    "JOIN files AS f ON f.id = c.file_id WHERE {where}"
+)
 
 
 def _ignore(_: str) -> None:
@@ -69,7 +77,8 @@ def resolve_roots(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
 
 
 def index_path(paths: Iterable[str | os.PathLike[str]]) -> Path:
-    """The index database for this set of roots: one per set, keyed by their sorted paths."""
+    """The index database of these roots, keyed by their sorted paths (one folder, as
+    :mod:`.indexes` uses it)."""
     key = "\n".join(str(p) for p in resolve_roots(paths))
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return cache_dir() / "indexes" / f"{digest}.sqlite"
@@ -87,7 +96,12 @@ def _index_lock(db_path: Path) -> threading.Lock:
 
 
 class LocalIndex:
-    """An FTS5 index over a set of document roots."""
+    """An FTS5 index over a folder (or any set of document roots), or over the part of it
+    that ``scope`` names: its sub-folders or files, the only ones refreshed and searched.
+
+    ``hidden``: also index hidden files and folders and symlinks that lead out of the
+    folder (the operator's ``docs_hidden_and_symlinks``; :func:`.documents.discover`).
+    """
 
     def __init__(
         self,
@@ -95,20 +109,25 @@ class LocalIndex:
         *,
         db_path: Path | None = None,
         warn: Warn | None = None,
+        scope: Iterable[str | os.PathLike[str]] | None = None,
+        hidden: bool = False,
     ) -> None:
         self.roots = resolve_roots(paths)
+        self.scope = scope_within(self.roots, resolve_roots(scope or []))
+        self.hidden = hidden
         self._warn = warn or _ignore
         self._lock = threading.Lock()
         self.db_path = db_path or self._default_path()
         self._conn = self._connect()
         self.vectors = VectorStore(self._conn, self.db_path, self._warn)
-        self._ranking = Ranking(self._conn, self.vectors, self._warn)
+        self.ranking = Ranking(self._conn, self.vectors, self._warn, self.scope)
+        self.lock = self._lock  # held by a search over several indexes (.indexes)
 
     def _default_path(self) -> Path:
         try:
             return index_path(self.roots)
         except OSError as exc:  # cache_dir() could not be created
-            self._warn(f"Cannot create the cache directory ({exc}); indexing in memory.")
+            self._warn(f"Cannot create the cache directory ({_reason(exc)}); indexing in memory.")
             return Path(":memory:")
 
     def _connect(self) -> sqlite3.Connection:
@@ -118,7 +137,8 @@ class LocalIndex:
             conn = sqlite3.connect(self.db_path, timeout=30, check_same_thread=False)
             conn.executescript("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;" + _SCHEMA)
         except (OSError, sqlite3.Error) as exc:
-            self._warn(f"Cannot write the index at {self.db_path} ({exc}); indexing in memory.")
+            # No path in the message: a served caller sees warnings (the operator's log has it).
+            self._warn(f"Cannot write the document index ({_reason(exc)}); indexing in memory.")
             self.db_path = Path(":memory:")
             conn = sqlite3.connect(":memory:", check_same_thread=False)
             conn.executescript(_SCHEMA)
@@ -143,7 +163,7 @@ class LocalIndex:
         started = time.perf_counter()
         with _index_lock(self.db_path), self._lock:
             indexer = Indexer(self._conn, warn or self._warn, workers)
-            stats = indexer.run(discover(self.roots, warn or self._warn), progress)
+            stats = indexer.run(self._discover(warn or self._warn), progress, self.scope)
         stats.seconds = time.perf_counter() - started
         return stats
 
@@ -156,13 +176,20 @@ class LocalIndex:
                 self.vectors.refresh_matrix()
         return stats
 
+    def _discover(self, warn: Warn = _ignore) -> dict[str, tuple[int, int]]:
+        wanted = [Path(p) for p in self.scope.paths] if self.scope else self.roots
+        return discover(wanted, warn, hidden=self.hidden, folders=self.roots)
+
     def status(self) -> IndexStatus:
         """Indexed, stale (new, changed or deleted) and skipped file counts."""
-        found = discover(self.roots)
+        found = self._discover()
+        where, params = self.scope.where() if self.scope else ("1", ())
         with self._lock:
-            rows = self._conn.execute("SELECT path, mtime_ns, size, skipped FROM files").fetchall()
-            passages = self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-            embedded = self._conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            rows = self._conn.execute(
+                f"SELECT path, mtime_ns, size, skipped FROM files AS f WHERE {where}", params
+            ).fetchall()
+            passages = self._conn.execute(_PASSAGES.format(where=where), params).fetchone()[0]
+            embedded = self._conn.execute(_EMBEDDED.format(where=where), params).fetchone()[0]
             embed_model = self.vectors.model()
         known = {path: (mtime, size) for path, mtime, size, _ in rows}
         stale = sum(1 for path, sig in found.items() if known.get(path) != sig)
@@ -181,47 +208,11 @@ class LocalIndex:
         embed_model: str | None = None,
     ) -> list[SearchResult]:
         """The ``max_results`` best files, one result each with its ``per_file`` best
-        passages (:meth:`.ranking.Ranking.search` says how they are chosen)."""
+        passages (:func:`.results.search` says how they are chosen)."""
         with self._lock:
-            return self._ranking.search(query, max_results, per_file, query_vector, embed_model)
+            return search([self.ranking], query, max_results, per_file, query_vector, embed_model)
 
 
-# -- public entry points ------------------------------------------------------------------
-
-
-def index(
-    paths: Iterable[str | os.PathLike[str]],
-    progress: Progress | None = None,
-    warn: Warn | None = None,
-) -> IndexStats:
-    """Index (or refresh) the documents under ``paths``; what ``ponder index PATH`` runs."""
-    local = LocalIndex(paths, warn=warn)
-    try:
-        return local.index(progress)
-    finally:
-        local.close()
-
-
-def embed(
-    paths: Iterable[str | os.PathLike[str]],
-    embedder: Embedder,
-    progress: Progress | None = None,
-    warn: Warn | None = None,
-) -> EmbedStats:
-    """Embed the indexed passages under ``paths`` that have no vector yet (``ponder index
-    --embed-model``). Raises ModelNotFoundError, OllamaUnavailableError or ModelCallError;
-    the batches embedded before a failure are kept."""
-    local = LocalIndex(paths, warn=warn)
-    try:
-        return local.embed(embedder, progress)
-    finally:
-        local.close()
-
-
-def index_status(paths: Iterable[str | os.PathLike[str]]) -> IndexStatus:
-    """How the index for ``paths`` compares with the files on disk (for ``ponder doctor``)."""
-    local = LocalIndex(paths)
-    try:
-        return local.status()
-    finally:
-        local.close()
+def _reason(exc: BaseException) -> str:
+    """An OSError's reason without its file name (sqlite3's errors name none)."""
+    return str(exc.strerror) if isinstance(exc, OSError) and exc.strerror else str(exc)

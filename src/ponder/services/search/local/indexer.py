@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ponder.services.search.local.reading import Extracted, Job, extracted, pool_size
+from ponder.services.search.local.scope import Scope
 
 Warn = Callable[[str], None]
 Progress = Callable[[int, int], None]
@@ -76,11 +77,20 @@ class Indexer:
         self.chunk_rows: list[tuple[int, int, int, int, int | None]] = []
         self.fts_rows: list[tuple[int, str, str]] = []
 
-    def run(self, found: dict[str, tuple[int, int]], progress: Progress | None) -> IndexStats:
+    def run(
+        self,
+        found: dict[str, tuple[int, int]],
+        progress: Progress | None,
+        scope: Scope | None = None,
+    ) -> IndexStats:
+        """Bring the index in line with ``found``: the files of the whole index, or of the
+        ``scope`` they were found in (files outside it are neither read nor forgotten)."""
         known = {
             row[0]: row[1:]
             for row in self.conn.execute("SELECT path, id, mtime_ns, size, hash FROM files")
         }
+        if scope is not None:
+            known = {path: row for path, row in known.items() if scope.contains(path)}
         self.stats.files = total = len(found)
         for path in [p for p in known if p not in found]:
             self._forget(known[path][0])

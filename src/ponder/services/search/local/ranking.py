@@ -1,10 +1,9 @@
-"""Which files and passages of the local index answer a query.
+"""Which files and passages of one local index (or of a scope in it) answer a query.
 
-Files are ranked by BM25 over their passages (FTS5, the title weighted double) on the
+Files are scored by BM25 over their passages (FTS5, the title weighted double) on the
 words that tell files apart, and, with semantic search on, by their passages' nearness to
-the query's vector, the two fused by their rescaled scores; a chosen file's passages
-by BM25 on the query's words. A file whose best passage mostly repeats a better-ranked
-file's (a copy, a page and its source) gives up its slot.
+the query's vector; a chosen file's passages by BM25 on the query's words. :mod:`.results`
+fuses the scores and chooses the files, of this index alone or of several together.
 """
 
 from __future__ import annotations
@@ -13,15 +12,15 @@ import itertools
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
-from ponder.services.search.base import SearchResult
-from ponder.services.search.local.vectors import VectorStore, fuse
+from ponder.services.search.local.scope import Scope
+from ponder.services.search.local.vectors import VectorStore
 from ponder.services.text.words import STOPWORDS
 
 Warn = Callable[[str], None]
 Passage = tuple[str, int, int, int | None, str]  # title, start, end, page, text
 
-DUPLICATE_SHARE = 0.6  # of a passage's word triples found in a better-ranked one
 # Files by their best passage. The window counts files, not passages: counted in passages,
 # one part of a query ("send" in "send pickled objects") fills it with one page's passages
 # and the page about the other part never becomes a candidate.
@@ -30,7 +29,7 @@ WITH hit AS MATERIALIZED (
     SELECT rowid AS id, bm25(passages, 2.0, 1.0) AS score FROM passages WHERE passages MATCH ?
 )
 SELECT f.path, min(hit.score) AS best FROM hit JOIN chunks AS c ON c.id = hit.id
-JOIN files AS f ON f.id = c.file_id GROUP BY f.id ORDER BY best LIMIT ?
+JOIN files AS f ON f.id = c.file_id {where} GROUP BY f.id ORDER BY best LIMIT ?
 """
 # The best passages of one file for a query.
 _IN_FILE = """
@@ -45,7 +44,7 @@ WHERE c.id = ?
 """
 _TITLED_FILES = (
     "SELECT DISTINCT f.path FROM passages JOIN chunks AS c ON c.id = passages.rowid "
-    "JOIN files AS f ON f.id = c.file_id WHERE passages MATCH ? LIMIT ?"
+    "JOIN files AS f ON f.id = c.file_id WHERE passages MATCH ? {and_scope} LIMIT ?"
 )
 _FILE_OF = "SELECT f.path FROM chunks AS c JOIN files AS f ON f.id = c.file_id WHERE c.id = ?"
 _COUNT_MATCHES = "SELECT count(*) FROM (SELECT 1 FROM passages WHERE passages MATCH ? LIMIT ?)"
@@ -53,6 +52,26 @@ _COUNT_FILES = (
     "SELECT count(*) FROM (SELECT DISTINCT c.file_id FROM passages JOIN chunks AS c "
     "ON c.id = passages.rowid WHERE passages MATCH ? LIMIT ?)"
 )
+_COUNT_PASSAGES = "SELECT count(*) FROM chunks"
+_COUNT_INDEXED = "SELECT count(DISTINCT file_id) FROM chunks"
+# The same counts within a scope (a sub-folder's view of the index: .scope).
+_IN_SCOPE = "JOIN chunks AS c ON c.id = passages.rowid JOIN files AS f ON f.id = c.file_id"
+_SCOPED_MATCHES = (
+    f"SELECT count(*) FROM (SELECT 1 FROM passages {_IN_SCOPE} "
+    "WHERE passages MATCH ? AND {scope} LIMIT ?)"
+)
+_SCOPED_FILES = (
+    f"SELECT count(*) FROM (SELECT DISTINCT c.file_id FROM passages {_IN_SCOPE} "
+    "WHERE passages MATCH ? AND {scope} LIMIT ?)"
+)
+_SCOPED_PASSAGES = (
+    "SELECT count(*) FROM chunks AS c JOIN files AS f ON f.id = c.file_id WHERE {scope}"
+)
+_SCOPED_INDEXED = (
+    "SELECT count(DISTINCT c.file_id) FROM chunks AS c JOIN files AS f ON f.id = c.file_id "
+    "WHERE {scope}"
+)
+_SCOPED_CHUNKS = "SELECT c.id FROM chunks AS c JOIN files AS f ON f.id = c.file_id WHERE {scope}"
 _COMMON_FRACTION = 3  # a word in more than 1/3 of passages barely moves BM25
 _PRUNE_FROM = 2000  # passages; below this, every word is cheap enough to score
 _FILE_SPREAD_FROM = 4  # files; in a smaller folder every word may matter
@@ -71,54 +90,42 @@ def fts_query(words: Sequence[str]) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-class Ranking:
-    """Queries over one open index; its owner holds the index's lock around each."""
+@dataclass
+class Candidates:
+    """One index's files for a query: BM25's scores (higher better) and, with semantic
+    search on, each file's near passages (ids, nearest first) and its nearest similarity."""
 
-    def __init__(self, conn: sqlite3.Connection, vectors: VectorStore, warn: Warn) -> None:
+    ranking: Ranking
+    within: str  # the FTS query that picks a chosen file's passages
+    lexical: dict[str, float] = field(default_factory=dict)
+    near: dict[str, list[int]] = field(default_factory=dict)
+    similarity: dict[str, float] = field(default_factory=dict)
+
+
+class Ranking:
+    """Queries over one open index, or the part of it a ``scope`` names; its owner holds
+    the index's lock around each."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        vectors: VectorStore,
+        warn: Warn,
+        scope: Scope | None = None,
+    ) -> None:
         self._conn = conn
         self.vectors = vectors
         self._warn = warn
+        self.scope = scope
+        self._where, self._params = scope.where() if scope else ("", ())
 
-    def search(
-        self,
-        query: str,
-        max_results: int,
-        per_file: int = 2,
-        query_vector: list[float] | None = None,
-        embed_model: str | None = None,
-    ) -> list[SearchResult]:
-        """The ``max_results`` best files, one result each with its ``per_file`` best passages.
-
-        Files are chosen by BM25 (title weighted double) on the words that tell files apart;
-        the passages within a chosen file by BM25 on every word of the query, so "read JSON
-        files" picks the json page for "json", then its passage about reading files. With a
-        ``query_vector`` from ``embed_model`` (semantic search on), the files whose passages
-        are nearest to it form a second ranking, fused with BM25's by their rescaled scores
-        (``fuse``), and a file's nearest passages join its BM25 ones.
-        """
-        words = query_words(query)
-        if (not words and query_vector is None) or max_results <= 0:
-            return []
+    def candidates(
+        self, words: list[str], limit: int, vector: list[float] | None, model: str | None
+    ) -> Candidates:
         cheap = self._drop_frequent(words) if words else []
-        lexical = self._lexical_files(cheap, max_results * 8)
-        near, similarity = self._nearest_by_file(query_vector, embed_model, max_results * 8)
-        ranked = fuse(lexical, similarity) if near else list(lexical)
+        near, similarity = self._nearest_by_file(vector, model, limit)
         within = fts_query(cheap) if cheap else ""
-        best: dict[str, list[Passage]] = {}
-        shown: list[set[tuple[str, ...]]] = []
-        for path in ranked:
-            found = self._passages_in(path, within, near.get(path, []), per_file)
-            if not found:
-                continue
-            # A copy, or a page and its source: the better-ranked file has the slot.
-            grams = shingles(found[0][4])
-            if any(repeats(grams, earlier) for earlier in shown):
-                continue
-            shown.append(grams)
-            best[path] = found
-            if len(best) == max_results:
-                break
-        return [_result(path, passages, words) for path, passages in best.items()]
+        return Candidates(self, within, self._lexical_files(cheap, limit), near, similarity)
 
     def _lexical_files(self, words: list[str], limit: int) -> dict[str, float]:
         """Files in the order of their best BM25 passage, each with its score, higher better.
@@ -135,7 +142,8 @@ class Ranking:
             return best
         named_by = {w: self._named_by(w) for w in words}  # one title query per word
         telling = self._discriminating(words, {w for w, pages in named_by.items() if pages})
-        for path, score in self._conn.execute(_QUERY, (fts_query(telling), limit)):
+        query = _QUERY.format(where=f"WHERE {self._where}" if self.scope else "")
+        for path, score in self._conn.execute(query, (fts_query(telling), *self._params, limit)):
             best.setdefault(path, -score)  # FTS5's bm25() is negative, lower better
         named = {path for w in telling for path in named_by.get(w, [])}
         lift = max(best.values(), default=0.0) * _NAMED_LIFT
@@ -155,7 +163,8 @@ class Ranking:
         if vector is None or model is None:
             return {}, {}
         try:
-            nearest = self.vectors.nearest(vector, model, limit)
+            among = self._scoped_chunks() if self.scope else None
+            nearest = self.vectors.nearest(vector, model, limit, among=among)
         except (OSError, ValueError, MemoryError) as exc:
             self._warn(f"Semantic search failed for this query ({exc}); keyword search goes on.")
             return {}, {}
@@ -168,7 +177,7 @@ class Ranking:
                 similarity.setdefault(row[0], score)
         return near, similarity
 
-    def _passages_in(self, path: str, within: str, near: list[int], per_file: int) -> list[Passage]:
+    def passages_in(self, path: str, within: str, near: list[int], per_file: int) -> list[Passage]:
         """A file's best passages: BM25's and the nearest, alternately, each once."""
         lexical = []
         if within:
@@ -195,7 +204,7 @@ class Ranking:
         """
         if len(words) < 2:
             return words
-        files = self._conn.execute("SELECT count(DISTINCT file_id) FROM chunks").fetchone()[0]
+        files = self._count(_SCOPED_INDEXED if self.scope else _COUNT_INDEXED)
         spread = {w: self._files_with(w, (files + 1) // 2) for w in words}
         found = [w for w in words if spread[w]]
         kept = [
@@ -212,7 +221,8 @@ class Ranking:
         what those pages are about, however many others mention it ("pickle" in every
         pydoc page's "Helper for pickle")."""
         titled = fts_query([word]).replace('"', '{title} : "', 1)
-        rows = self._conn.execute(_TITLED_FILES, (titled, _TITLE_FILES + 1)).fetchall()
+        query = _TITLED_FILES.format(and_scope=f"AND {self._where}" if self.scope else "")
+        rows = self._conn.execute(query, (titled, *self._params, _TITLE_FILES + 1)).fetchall()
         return [path for (path,) in rows] if len(rows) <= _TITLE_FILES else []
 
     def _drop_frequent(self, words: list[str]) -> list[str]:
@@ -221,58 +231,29 @@ class Ranking:
         Counting stops at the threshold."""
         if len(words) < 2:
             return words
-        passages = self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        passages = self._count(_SCOPED_PASSAGES if self.scope else _COUNT_PASSAGES)
         if passages < _PRUNE_FROM:
             return words
         limit = passages // _COMMON_FRACTION
         kept = [
-            w
-            for w in words
-            if self._conn.execute(_COUNT_MATCHES, (fts_query([w]), limit)).fetchone()[0] < limit
+            w for w in words if self._matches(_SCOPED_MATCHES, _COUNT_MATCHES, w, limit) < limit
         ]
         return kept or words
 
     def _files_with(self, word: str, limit: int) -> int:
         """In how many files ``word`` occurs, counting no further than ``limit``."""
-        return int(self._conn.execute(_COUNT_FILES, (fts_query([word]), limit)).fetchone()[0])
+        return self._matches(_SCOPED_FILES, _COUNT_FILES, word, limit)
 
+    def _matches(self, scoped: str, whole: str, word: str, limit: int) -> int:
+        if self.scope:
+            query, params = scoped.format(scope=self._where), self._params
+        else:
+            query, params = whole, ()
+        return int(self._conn.execute(query, (fts_query([word]), *params, limit)).fetchone()[0])
 
-def shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:
-    """The text's runs of ``size`` words, lower-cased, markup and punctuation ignored."""
-    words = re.findall(r"[^\W_]+", text.lower())
-    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+    def _count(self, query: str) -> int:
+        return int(self._conn.execute(query.format(scope=self._where), self._params).fetchone()[0])
 
-
-def repeats(passage: set[tuple[str, ...]], earlier: set[tuple[str, ...]]) -> bool:
-    """Whether most of the shorter of two passages is in the other (0.6 of its shingles):
-    passages of two files cut at different places, or with markup, still match."""
-    smaller = min(len(passage), len(earlier))
-    return smaller > 0 and len(passage & earlier) >= DUPLICATE_SHARE * smaller
-
-
-def _result(path: str, passages: list[Passage], words: Sequence[str]) -> SearchResult:
-    """One file's hit: its best passages in file order, each located."""
-    title = passages[0][0]
-    snippet = _snippet(passages[0][4], words)
-    ordered = sorted(passages, key=lambda p: (p[3] or 0, p[1]))
-    locations = [
-        f"page {page}, chars {start}-{end}" if page else f"chars {start}-{end}"
-        for _, start, end, page, _ in ordered
-    ]
-    return SearchResult(
-        title=title,
-        url=path,
-        snippet=snippet,
-        content="\n…\n".join(p[4] for p in ordered),
-        origin="local",
-        backend="local",
-        location="; ".join(locations),
-    )
-
-
-def _snippet(body: str, words: Sequence[str], width: int = 240) -> str:
-    lowered = body.lower()
-    hits = [i for i in (lowered.find(w) for w in words) if i >= 0]
-    start = max(0, min(hits) - width // 4) if hits else 0
-    piece = " ".join(body[start : start + width].split())
-    return ("…" if start else "") + piece + ("…" if start + width < len(body) else "")
+    def _scoped_chunks(self) -> list[int]:
+        query = _SCOPED_CHUNKS.format(scope=self._where)
+        return [row[0] for row in self._conn.execute(query, self._params)]

@@ -176,9 +176,12 @@ class VectorStore:
 
     # -- searching ------------------------------------------------------------------------
 
-    def nearest(self, query: list[float], model: str, limit: int) -> list[tuple[int, float]]:
-        """The ``limit`` passages most similar to ``query`` (cosine), best first; none when
-        the stored vectors come from another model than the query's."""
+    def nearest(
+        self, query: list[float], model: str, limit: int, among: list[int] | None = None
+    ) -> list[tuple[int, float]]:
+        """The ``limit`` passages most similar to ``query`` (cosine), best first, of those
+        whose ids are ``among`` when given (a sub-folder's); none when the stored vectors
+        come from another model than the query's."""
         import numpy as np
 
         if not same_model(self.model(), model):
@@ -190,6 +193,12 @@ class VectorStore:
         if vector.shape[0] != matrix.shape[1]:
             return []  # the model changed under its name: nothing to compare with yet
         scores = matrix @ vector
+        if among is not None:
+            inside = np.isin(ids, np.asarray(among, np.int64))
+            scores = np.where(inside, scores, -np.inf)
+            limit = min(limit, int(inside.sum()))
+            if limit == 0:
+                return []
         limit = min(limit, len(scores))
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top])]

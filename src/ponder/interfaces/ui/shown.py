@@ -1,0 +1,58 @@
+"""What a user of `ponder ui` who is not its operator is shown of a run.
+
+The operator sees everything, as written for them. A caller (a ``PONDER_UI_TOKENS`` user)
+gets its runs without the operator's internals (:mod:`ponder.caller_view`): warnings,
+errors and failure messages name the operator's hosts and files by their settings, the
+statistics name Ollama hosts "ollama host 1"…, and an exported run carries the caller's
+own settings only. It is applied when a page or a stream is served, so the same run reads
+in full to the operator.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ponder.caller_view import CallerView
+from ponder.callers import operator_configuration
+from ponder.interfaces.ui.access import User
+from ponder.report import Report
+
+
+def view_for(user: User) -> CallerView | None:
+    """None for the operator (shown everything), a caller's view otherwise."""
+    return None if user.operator else CallerView(operator_configuration())
+
+
+def text(user: User, message: str) -> str:
+    view = view_for(user)
+    return message if view is None else view.text(message)
+
+
+def event(view: CallerView | None, data: dict[str, Any]) -> dict[str, Any]:
+    return data if view is None else view.event(data)
+
+
+def record(user: User, run: Any) -> Any:
+    """A run's history entry, its message (why it failed) shown."""
+    view = view_for(user)
+    if view is None or not run.message:
+        return run
+    return dataclasses.replace(run, message=view.text(run.message))
+
+
+def report(user: User, written: Report | None) -> Report | None:
+    view = view_for(user)
+    return written if view is None or written is None else view.report(written)
+
+
+def trail(user: User, data: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An exported run: the caller's own settings, its report as shown to it."""
+    view = view_for(user)
+    if view is None or data is None:
+        return data
+    shown = {**data, "config": view.settings(data.get("config") or {})}
+    if isinstance(data.get("report"), dict):
+        written = Report.model_validate(data["report"])
+        shown["report"] = view.report(written).model_dump()
+    return shown
