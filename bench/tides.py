@@ -12,7 +12,7 @@ from typing import Any
 import workspace  # noqa: F401  (finds ponder in a checkout)
 
 from ponder import aresearch
-from ponder.report import Report
+from ponder.core.result import Report
 from ponder.testing import TINY_MODEL, ChatRequest, Rig
 
 TOPIC = "How do tides work?"

@@ -12,7 +12,7 @@ from typing import Any
 from growth import bench_growth_tiny
 from tides import TOPIC, note, reflection, research, tiny_config
 
-from ponder.report import Report
+from ponder.core.result import Report
 from ponder.testing import TINY_MODEL, ChatRequest, Reply, Rig
 
 

@@ -1,7 +1,7 @@
 """Where a benchmark runs: its own data and cache folders, and none of the user's settings.
 
 ponder finds its folders through ``PONDER_DATA_DIR`` and ``PONDER_CACHE_DIR``
-(:mod:`ponder.paths`), and a benchmark's settings could be changed by a ``PONDER_<FIELD>``
+(:mod:`ponder.settings.paths`), and a benchmark's settings could be changed by a ``PONDER_<FIELD>``
 the user exported; LangSmith reads ``LANGSMITH_TRACING``. So the environment is set here,
 in one place, for the length of a ``with`` block (a benchmark's ``main``, never at import),
 and given back as it was.
@@ -29,7 +29,7 @@ except ImportError:  # running from a checkout without `pip install -e .`
 def isolated(prefix: str = "ponder-bench-") -> Iterator[Path]:
     """A fresh work folder, ponder's data and cache inside it, the model files where
     ``make install`` put them, no tracing, and no ``PONDER_<FIELD>`` of the user's."""
-    from ponder.config import Configuration
+    from ponder.settings.configuration import Configuration
 
     work = Path(tempfile.mkdtemp(prefix=prefix))
     saved = dict(os.environ)

@@ -91,8 +91,8 @@ async def _all(work: Path) -> dict[str, Any]:
 async def _run(rig: Any, topic: str, settings: dict[str, Any], answer: bool, follow: bool) -> Any:
     from ponder import aresearch
     from ponder.api import aresume, stream_followup
-    from ponder.errors import ClarificationNeeded
-    from ponder.report import Report
+    from ponder.core.errors import ClarificationNeeded
+    from ponder.core.result import Report
 
     seen = len(rig.chat_log())
     reports = []

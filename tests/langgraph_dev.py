@@ -194,7 +194,7 @@ def start_team(folder: Path) -> Iterator[Team]:
             "PONDER_DATA_DIR": str(folder / "server-data"),
             "PONDER_CACHE_DIR": str(folder / "server-cache"),
             "PONDER_SERVER_TOKENS": ",".join(f"{u}={t}" for u, t in TOKENS.items()),
-            # The operator's ceilings (ponder.ceilings): a caller may ask at most 4 rounds,
+            # The operator's ceilings (ponder.settings.ceilings): a caller may ask at most 4 rounds,
             # and have at most 2 runs running or queued at once.
             "PONDER_CALLER_MAX_LOOPS": str(TEAM_MAX_LOOPS),
             "PONDER_CALLER_RUNS": str(TEAM_RUNS),

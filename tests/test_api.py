@@ -24,7 +24,7 @@ from ponder import (
     resume,
     stream,
 )
-from ponder.events import EventKind
+from ponder.core.events import EventKind
 from ponder.testing import ChatRequest, Rig, ScriptedBackend
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -229,9 +229,9 @@ async def test_resume_can_point_the_run_at_another_ollama(rig: Rig, corpus: Path
 def test_every_statistic_a_node_counts_reaches_the_callers_run_stats() -> None:
     """Stats are RunStats' fields: each counted figure arrives whole, and counting a name
     that is no field is a bug that raises instead of a figure dropped on the way."""
-    from ponder.config import Configuration
+    from ponder.core.result import RunStats
     from ponder.nodes.context import NodeContext
-    from ponder.report import RunStats
+    from ponder.settings.configuration import Configuration
 
     counted = [
         name

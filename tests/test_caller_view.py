@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ponder.caller_view import ADDRESS, FILE, CallerView
-from ponder.config import Configuration
-from ponder.report import Report, RunStats
+from ponder.core.result import Report, RunStats
+from ponder.settings.caller_view import ADDRESS, FILE, CallerView
+from ponder.settings.configuration import Configuration
 
 GPU, SECOND = "http://gpu-box.lan:11434", "http://10.0.0.7:11434"
 

@@ -12,12 +12,12 @@ import pytest
 from pydantic import BaseModel, Field
 
 from ponder import aresearch
-from ponder.callers import caller_fields, operator_fields, served_configuration, vet
-from ponder.config import Configuration
-from ponder.errors import CallerRefusedError, ConfigurationError
+from ponder.core.errors import CallerRefusedError, ConfigurationError
 from ponder.interfaces.cli import main
-from ponder.run_settings import SERVED_KEY, run_configuration
-from ponder.settable import Caller, settable_by
+from ponder.settings.callers import caller_fields, operator_fields, served_configuration, vet
+from ponder.settings.configuration import Configuration
+from ponder.settings.run_settings import SERVED_KEY, run_configuration
+from ponder.settings.settable import Caller, settable_by
 from ponder.testing import Rig, ScriptedBackend
 
 ROOT = Path(__file__).resolve().parents[1]

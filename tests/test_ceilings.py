@@ -11,11 +11,11 @@ import pytest
 from support import over_corpus
 
 from ponder import aresearch
-from ponder.callers import served_configuration, vet
-from ponder.ceilings import CEILINGS, RunSlots, env_name, hard_cap, recursion_ceiling
-from ponder.config import Configuration
-from ponder.errors import CallerRefusedError, ConfigurationError, TooManyRunsError
-from ponder.run_settings import SERVED_KEY, run_configuration
+from ponder.core.errors import CallerRefusedError, ConfigurationError, TooManyRunsError
+from ponder.settings.callers import served_configuration, vet
+from ponder.settings.ceilings import CEILINGS, RunSlots, env_name, hard_cap, recursion_ceiling
+from ponder.settings.configuration import Configuration
+from ponder.settings.run_settings import SERVED_KEY, run_configuration
 from ponder.testing import Rig, ScriptedBackend
 
 

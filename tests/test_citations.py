@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ponder.core.sources import Source
 from ponder.prompts import fill, source_block
 from ponder.services.report.composer import compose_report
 from ponder.services.text.citations import cited_numbers, remove_invalid, renumber
-from ponder.sources import Source
 
 
 def source(number: int, url: str, passage: str = "p") -> Source:

@@ -9,17 +9,19 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ponder.interfaces import arguments, cli
+from ponder.core.result import Report, RunStats, SourceRef
+from ponder.interfaces import cli
+from ponder.interfaces.cli import arguments
+from ponder.interfaces.cli.output import default_path, slug
+from ponder.interfaces.cli.progress import ProgressView
 from ponder.interfaces.html import render_html
-from ponder.interfaces.output import default_path, slug
-from ponder.interfaces.progress import ProgressView
-from ponder.report import Report, RunStats, SourceRef
 from ponder.testing import Rig, ScriptedBackend
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -140,14 +142,19 @@ def test_ctrl_c_keeps_the_checkpoint_and_resume_finishes(
     rig: Rig, scripted: ScriptedBackend, corpus: Path, workdir: Path
 ) -> None:
     counter = itertools.count(1)
-    scripted.overrides["Reflection"] = lambda _r: {
-        "is_sufficient": False,
-        "knowledge_gap": "more",
-        "follow_up_queries": [f"moon tide {next(counter)}"],
-        "scope": "focused",
-        "subtopics": [],
-    }
-    scripted.delay = 0.4
+    interrupted = threading.Event()
+
+    def reflect(_request: Any) -> dict[str, Any]:
+        interrupted.wait(30)  # the run waits in its first round until Ctrl-C was pressed
+        return {
+            "is_sufficient": False,
+            "knowledge_gap": "more",
+            "follow_up_queries": [f"moon tide {next(counter)}"],
+            "scope": "focused",
+            "subtopics": [],
+        }
+
+    scripted.overrides["Reflection"] = reflect
     child = subprocess.Popen(
         [sys.executable, "-m", "ponder", TOPIC, *rig_flags(rig, corpus, loops=3)],
         cwd=workdir,
@@ -159,8 +166,10 @@ def test_ctrl_c_keeps_the_checkpoint_and_resume_finishes(
     try:
         wait_for(lambda: any(e.schema == "SummaryUpdate" for e in rig.chat_log()))
         child.send_signal(signal.SIGINT)
+        interrupted.set()
         _out, err = child.communicate(timeout=30)
     finally:
+        interrupted.set()
         child.kill()
     assert child.returncode == cli.EXIT_INTERRUPTED, err
     assert "Traceback" not in err
@@ -253,11 +262,11 @@ def test_help_imports_nothing_heavy(workdir: Path) -> None:
 
 
 async def test_every_search_backend_and_mode_is_offered_by_each_way_in() -> None:
-    """One list of names (ponder.choices): the CLI accepts each, Configuration takes it, the
-    MCP tool offers exactly them; an unknown name is a usage error."""
-    from ponder.choices import MODES, SEARCH_NAMES
-    from ponder.config import Configuration
-    from ponder.interfaces.mcp_server import build_server
+    """One list of names (ponder.settings.choices): the CLI accepts each, Configuration takes
+    it, the MCP tool offers exactly them; an unknown name is a usage error."""
+    from ponder.interfaces.mcp.server import build_server
+    from ponder.settings.choices import MODES, SEARCH_NAMES
+    from ponder.settings.configuration import Configuration
 
     parser = cli.build_parser()
     tools = {tool.name: tool for tool in await build_server().list_tools()}
@@ -277,8 +286,8 @@ async def test_every_search_backend_and_mode_is_offered_by_each_way_in() -> None
 def test_exit_codes_are_one_table_that_the_help_and_the_docs_follow() -> None:
     """Each error's code is in ExitCode; --help lists every code; docs/interfaces.md's
     table has exactly those codes."""
-    from ponder import errors
-    from ponder.errors import ExitCode
+    from ponder.core import errors
+    from ponder.core.errors import ExitCode
 
     classes = [
         c
@@ -368,7 +377,7 @@ def test_progress_view_shows_round_sources_tokens_and_queries() -> None:
 
     from rich.console import Console
 
-    from ponder.events import ProgressEvent
+    from ponder.core.events import ProgressEvent
 
     out = StringIO()
     view = ProgressView(Console(file=out, width=100, force_terminal=True), enabled=True)
@@ -454,8 +463,8 @@ def test_the_report_is_shown_as_it_is_written_under_the_progress_line(
 
 
 def test_progress_view_follows_the_deep_pipeline() -> None:
-    from ponder.events import ProgressEvent
-    from ponder.interfaces.progress import ProgressState
+    from ponder.core.events import ProgressEvent
+    from ponder.interfaces.cli.progress import ProgressState
 
     state = ProgressState()
     for kind, data in [

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from ponder.config import Configuration, environment_values
-from ponder.environment import Machine, machine, secret
-from ponder.errors import ConfigurationError
-from ponder.ollama_host import normalise_host
-from ponder.run_settings import run_configuration
+from ponder.core.errors import ConfigurationError
+from ponder.settings.configuration import Configuration, environment_values
+from ponder.settings.environment import Machine, machine, secret
+from ponder.settings.ollama_host import normalise_host
+from ponder.settings.run_settings import run_configuration
 
 
 def test_defaults_have_descriptions_for_studio() -> None:
@@ -154,4 +154,4 @@ def test_nothing_in_ponder_changes_the_environment_but_openmps_wait_policy() -> 
         for path in sorted(Path(ponder.__file__).parent.rglob("*.py"))
         for _ in environment_writes(path.read_text())
     ]
-    assert found == ["environment.py"]  # openmp_waits_passively, which says why
+    assert found == ["settings/environment.py"]  # openmp_waits_passively, which says why

@@ -11,7 +11,7 @@ import pytest
 from support import long_summary, over_corpus
 
 from ponder import ClarificationNeeded, aresearch, aresume, stream
-from ponder.report import Report
+from ponder.core.result import Report
 from ponder.services.text.citations import cited_numbers
 from ponder.testing import ChatRequest, Fault, Rig, ScriptedBackend, auto_reply
 
@@ -184,6 +184,6 @@ async def test_a_bug_inside_a_researcher_raises_instead_of_becoming_a_failed_not
     def buggy_passages(*_args: Any, **_kwargs: Any) -> Any:
         raise KeyError("passages")
 
-    monkeypatch.setattr("ponder.nodes.research.best_passages", buggy_passages)
+    monkeypatch.setattr("ponder.nodes.web_research.best_passages", buggy_passages)
     with pytest.raises(KeyError, match="passages"):
         await aresearch("Tides", **settings(rig, corpus, mode="deep"))

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ponder import ModelNotFoundError, PonderError, aresearch, aresume
-from ponder.nodes.clarify import MAX_QUESTIONS
+from ponder.nodes.clarify_with_user import MAX_QUESTIONS
 from ponder.testing import FAULT_KINDS, Fault, Rig, ScriptedBackend
 
 LOOP_TITLES = ("QueryPlan", "SummaryUpdate", "Reflection", "text")

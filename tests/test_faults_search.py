@@ -24,7 +24,7 @@ from ddgs.exceptions import DDGSException
 from support import Site, respond
 
 from ponder import aresearch
-from ponder.nodes.research import PASSAGE_CHARS
+from ponder.nodes.web_research import PASSAGE_CHARS
 from ponder.services.search import LocalIndex, SearchResult, duckduckgo
 from ponder.testing import Rig, ScriptedBackend
 

@@ -283,9 +283,9 @@ async def test_after_a_discarded_draft_chat_clients_get_the_checked_report_last(
 
 async def test_a_stopped_stream_is_closed_at_once(rig: Rig, scripted: ScriptedBackend) -> None:
     """Even when the caller blocks right after, the model stops within a few tokens."""
-    from ponder.config import Configuration
     from ponder.services.model.llm import LLM
     from ponder.services.model.prompt import Prompt
+    from ponder.settings.configuration import Configuration
 
     scripted.overrides["text"] = lambda _r: looping("The same line again and again [1].", 0.002)
     llm = LLM(Configuration.create(model="scripted", ollama_base_url=rig.url, max_retries=0))

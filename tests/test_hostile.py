@@ -18,7 +18,7 @@ from support import Site, over_corpus, respond
 
 from ponder import InvalidInputError, aresearch, aresume
 from ponder.api import MAX_TOPIC_CHARS
-from ponder.errors import StorageError
+from ponder.core.errors import StorageError
 from ponder.services.search import duckduckgo
 from ponder.services.storage import runs
 from ponder.services.web import netguard

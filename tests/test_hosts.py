@@ -14,11 +14,11 @@ import pytest
 from support import over_corpus
 
 from ponder import aresearch
-from ponder.config import Configuration
-from ponder.errors import ConfigurationError, ExitCode, OllamaUnavailableError
+from ponder.core.errors import ConfigurationError, ExitCode, OllamaUnavailableError
 from ponder.interfaces.cli import build_parser, run_options
-from ponder.ollama_host import one_host_for_the_ollama_client
 from ponder.services.model.hosts import HostPool, NoHostLeft
+from ponder.settings.configuration import Configuration
+from ponder.settings.ollama_host import one_host_for_the_ollama_client
 from ponder.testing import ChatRequest, Fault, LogEntry, Rig, ScriptedBackend
 
 DELAY = 0.05

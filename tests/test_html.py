@@ -52,8 +52,8 @@ def test_emphasis_written_as_emphasis_still_renders() -> None:
 
 
 def test_a_location_two_passages_share_is_named_once() -> None:
+    from ponder.core.result import Report, RunStats, SourceRef
     from ponder.interfaces.html import render_html
-    from ponder.report import Report, RunStats, SourceRef
 
     where = "chars 0-891; chars 15546-16731"
     source = SourceRef(

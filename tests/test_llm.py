@@ -7,11 +7,11 @@ import json
 import pytest
 from pydantic import BaseModel, Field
 
-from ponder.config import Configuration
-from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
+from ponder.core.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
 from ponder.services.model import budget
 from ponder.services.model.llm import LLM
 from ponder.services.model.prompt import Prompt
+from ponder.settings.configuration import Configuration
 from ponder.testing import Fault, Reply, Rig, ScriptedBackend
 
 

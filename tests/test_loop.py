@@ -10,7 +10,7 @@ import pytest
 from support import findings_by_source, long_summary, over_corpus, sensible_summary
 
 from ponder import Report, aresearch, stream
-from ponder.errors import SearchBackendError
+from ponder.core.errors import SearchBackendError
 from ponder.nodes.route import route_research, route_research_no_handoff, route_start
 from ponder.services.text.citations import cited_numbers
 from ponder.testing import ChatRequest, Rig, ScriptedBackend
@@ -158,7 +158,7 @@ async def test_a_round_whose_searches_all_fail_ends_with_a_clear_report(
     rig: Rig, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     broken = Broken(SearchBackendError("index unreadable"))
-    monkeypatch.setattr("ponder.nodes.research.make_search", lambda *_: broken)
+    monkeypatch.setattr("ponder.nodes.web_research.make_search", lambda *_: broken)
     report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=2))
     assert "No sources were found" in report.markdown
     assert any("index unreadable" in w for w in report.stats.warnings)
@@ -169,7 +169,7 @@ async def test_a_bug_in_a_search_backend_raises_instead_of_thinning_the_report(
     rig: Rig, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     broken = Broken(AttributeError("'NoneType' object has no attribute 'hits'"))
-    monkeypatch.setattr("ponder.nodes.research.make_search", lambda *_: broken)
+    monkeypatch.setattr("ponder.nodes.web_research.make_search", lambda *_: broken)
     with pytest.raises(AttributeError, match="no attribute 'hits'"):
         await aresearch("How do tides work?", **settings(rig, corpus, max_loops=2))
 
@@ -278,7 +278,7 @@ def test_researchers_never_hand_off_and_deep_mode_starts_deep() -> None:
 
 
 def test_schema_numbers_constrain_citations() -> None:
-    from ponder.schemas import summary_schema
+    from ponder.prompts.schemas import summary_schema
 
     schema = summary_schema([2, 5]).model_json_schema()
     text = str(schema)

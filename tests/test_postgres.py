@@ -10,7 +10,7 @@ import pytest
 from support import over_corpus
 
 from ponder import aresearch, aresume
-from ponder.errors import InvalidInputError, StorageError
+from ponder.core.errors import InvalidInputError, StorageError
 from ponder.interfaces.cli import main
 from ponder.services.storage import runs
 from ponder.testing import Rig

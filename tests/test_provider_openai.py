@@ -11,7 +11,7 @@ import pytest
 from support import over_corpus
 
 from ponder import aresearch
-from ponder.errors import ModelNotFoundError, ModelServerUnavailableError
+from ponder.core.errors import ModelNotFoundError, ModelServerUnavailableError
 from ponder.interfaces.cli import main
 from ponder.testing import Fault, Rig, ScriptedBackend
 
@@ -93,8 +93,8 @@ async def test_the_tiny_model_through_the_openai_api_writes_a_cited_report(
 
 
 def test_doctor_asks_the_openai_server_for_its_models(rig: Rig) -> None:
-    from ponder.config import Configuration
     from ponder.interfaces.doctor import run_checks
+    from ponder.settings.configuration import Configuration
 
     ready = Configuration.create(
         provider="openai", openai_base_url=f"{rig.url}/v1", model="scripted"

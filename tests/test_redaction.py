@@ -11,9 +11,9 @@ from support import ask_once
 
 from ponder import aresearch, aresume
 from ponder.api import ClarificationNeeded
-from ponder.errors import OllamaUnavailableError
+from ponder.core.errors import OllamaUnavailableError
+from ponder.core.redact import redact
 from ponder.interfaces.cli import main
-from ponder.redact import redact
 from ponder.services.storage import runs
 from ponder.testing import Rig, ScriptedBackend
 

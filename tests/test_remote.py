@@ -15,8 +15,8 @@ from support import ask_once
 
 from ponder import aresearch
 from ponder.api import ClarificationNeeded
+from ponder.api.remote import RemoteServerError
 from ponder.interfaces.cli import main
-from ponder.remote import RemoteServerError
 from ponder.testing import Rig, ScriptedBackend
 
 
@@ -170,7 +170,7 @@ async def test_a_thread_left_without_a_run_is_started_by_resume(
                   "ponder_options": {"search": "local", "mode": "loop", "max_loops": 1}},
     )  # fmt: skip
     run_id = str(thread["thread_id"])
-    from ponder.remote import remote_runs
+    from ponder.api.remote import remote_runs
 
     [listed] = [r for r in await remote_runs(server) if r.thread_id == run_id]
     assert listed.status == "interrupted"

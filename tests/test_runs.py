@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ponder.errors import StorageError
+from ponder.core.errors import StorageError
 from ponder.services.storage import runs
 
 

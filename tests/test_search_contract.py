@@ -18,7 +18,6 @@ import httpx
 import pytest
 from ddgs.exceptions import DDGSException
 
-from ponder.mcp_servers import McpServerSpec
 from ponder.services.search import arxiv as arxiv_module
 from ponder.services.search import duckduckgo
 from ponder.services.search.arxiv import ArxivSearch
@@ -35,6 +34,7 @@ from ponder.services.search.searxng import SearxngSearch
 from ponder.services.search.tavily import TavilySearch
 from ponder.services.search.wikipedia import WikipediaSearch
 from ponder.services.storage.cache import Cache
+from ponder.settings.mcp_servers import McpServerSpec
 
 MODES = ("results", "empty", "failing", "slow")
 Factory = Callable[[str, Path, pytest.MonkeyPatch], SearchBackend]

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import ponder.services.search.local.reading as reading
-from ponder.callers import vet
-from ponder.errors import CallerRefusedError
+from ponder.core.errors import CallerRefusedError
 from ponder.services.search.local.indexes import FolderIndexes, index, plan
+from ponder.settings.callers import vet
 
 
 @pytest.fixture

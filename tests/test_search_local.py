@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from support import make_pdf
 
-from ponder.config import Configuration
-from ponder.errors import SearchError
+from ponder.core.errors import SearchError
 from ponder.services.search import make_search
 from ponder.services.search.local.backend import LocalSearch
 from ponder.services.search.local.index import LocalIndex, index_path
 from ponder.services.search.local.indexes import index, index_status
 from ponder.services.search.local.ranking import fts_query, query_words
+from ponder.settings.configuration import Configuration
 
 
 @pytest.fixture(autouse=True)

@@ -13,11 +13,11 @@ import pytest
 from test_faults_search import Engine, patch_ddgs
 
 from ponder import aresearch
-from ponder.config import Configuration
-from ponder.errors import ConfigurationError
-from ponder.mcp_servers import McpServerSpec
+from ponder.core.errors import ConfigurationError
 from ponder.services.search.base import SearchBackendError
 from ponder.services.search.mcp_tools import McpToolSearch
+from ponder.settings.configuration import Configuration
+from ponder.settings.mcp_servers import McpServerSpec
 from ponder.testing import Rig
 
 TIDEBOOK = str(Path(__file__).parent / "servers" / "tidebook.py")
@@ -53,7 +53,7 @@ async def test_each_text_block_is_a_result_addressed_by_server_and_tool() -> Non
         "mcp://tidebook/lookup/1?query=neap%20bore",
         "mcp://tidebook/lookup/2?query=neap%20bore",
     ]
-    from ponder.sources import source_key
+    from ponder.core.sources import source_key
 
     assert len({source_key(r.url) for r in found}) == 2  # two sources, not one
     assert "quarter Moons" in found[0].content or "quarter Moons" in found[1].content

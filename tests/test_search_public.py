@@ -15,7 +15,6 @@ import pytest
 from public_apis import FakeApi, arxiv, mediawiki
 
 from ponder import aresearch
-from ponder.config import Configuration
 from ponder.services.search import arxiv as arxiv_module
 from ponder.services.search import make_search, public_api
 from ponder.services.search.arxiv import ArxivSearch, search_query
@@ -23,6 +22,7 @@ from ponder.services.search.base import SearchBackendError
 from ponder.services.search.language import wikipedia_language
 from ponder.services.search.pacing import Pace
 from ponder.services.search.wikipedia import WikipediaSearch, best_sections, sections
+from ponder.settings.configuration import Configuration
 from ponder.testing import Rig, ScriptedBackend
 
 

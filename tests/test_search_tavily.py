@@ -12,7 +12,7 @@ from support import TAVILY_KEY as KEY
 from support import TavilyServer
 
 from ponder import research
-from ponder.errors import SearchError
+from ponder.core.errors import SearchError
 from ponder.interfaces.cli import main
 from ponder.testing import Rig
 

@@ -14,7 +14,6 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 
-from ponder.config import Configuration
 from ponder.services.search import duckduckgo, make_search
 from ponder.services.search.base import SearchBackendError, SearchResult
 from ponder.services.search.cached import CachedSearch
@@ -23,6 +22,7 @@ from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch, merge_by_rank
 from ponder.services.search.searxng import SearxngSearch
 from ponder.services.storage.cache import Cache
+from ponder.settings.configuration import Configuration
 
 Reply = tuple[int, dict[str, Any] | str]
 

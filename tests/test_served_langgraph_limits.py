@@ -16,7 +16,7 @@ from support import ask_once
 from test_served_langgraph import detail_of, refused, status_of
 
 from ponder import aresearch
-from ponder.errors import RemoteServerError
+from ponder.core.errors import RemoteServerError
 from ponder.testing import ScriptedBackend
 
 TOPIC = {"topic": "How do tides work?"}

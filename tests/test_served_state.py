@@ -14,14 +14,14 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from support import over_corpus
 
-from ponder.ceilings import MOST_SUPERSTEPS
-from ponder.errors import CallerRefusedError
+from ponder.core.errors import CallerRefusedError
 from ponder.graphs.main import graph_builder
-from ponder.nodes.clarify import clarify_with_user
-from ponder.nodes.research import searchable
+from ponder.nodes.clarify_with_user import clarify_with_user
 from ponder.nodes.route import route_research
 from ponder.nodes.supervisor import route_supervisor, supervisor
-from ponder.run_settings import SERVED_KEY, run_configuration
+from ponder.nodes.web_research import searchable
+from ponder.settings.ceilings import MOST_SUPERSTEPS
+from ponder.settings.run_settings import SERVED_KEY, run_configuration
 from ponder.testing import Rig, ScriptedBackend
 
 TOPIC = {"topic": "How do tides work?"}

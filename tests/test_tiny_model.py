@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, Field
 
-from ponder.config import Configuration
 from ponder.services.model.llm import LLM
 from ponder.services.model.prompt import Prompt
+from ponder.settings.configuration import Configuration
 from ponder.testing import TINY_MODEL, Rig
 
 pytestmark = pytest.mark.tiny

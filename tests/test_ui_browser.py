@@ -205,6 +205,7 @@ def test_a_killed_server_shows_the_run_interrupted_and_resume_finishes_it(
     ui.start()
     page = tab.go(run_path)
     wait_status(page, "interrupted")
+    page.wait_for_selector("#timeline li", timeout=WAIT)  # the replay of its logged events
     replayed = page.locator("#timeline li").count()
     assert replayed >= 1 and before >= replayed, "what happened before the kill is shown"
     page.click("form[data-action=resume] button")

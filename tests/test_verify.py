@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from ponder.core.sources import Source
 from ponder.services.report.claims import claims
 from ponder.services.report.support import Evidence
 from ponder.services.report.verify import MARK, verify
 from ponder.services.text.passages import chunk_text
-from ponder.sources import Source
 from ponder.testing.corpus import pydoc_text
 
 MODULES = ["json", "csv", "bisect", "heapq", "base64"]

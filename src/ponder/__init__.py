@@ -21,8 +21,7 @@ if TYPE_CHECKING:
         resume,
         stream,
     )
-    from ponder.config import Configuration
-    from ponder.errors import (
+    from ponder.core.errors import (
         ClarificationNeeded,
         ConfigurationError,
         InvalidInputError,
@@ -32,8 +31,9 @@ if TYPE_CHECKING:
         PonderError,
         SearchError,
     )
-    from ponder.events import ProgressEvent
-    from ponder.report import Report, RunStats, SourceRef
+    from ponder.core.events import ProgressEvent
+    from ponder.core.result import Report, RunStats, SourceRef
+    from ponder.settings.configuration import Configuration
 
 __all__ = [
     "ClarificationNeeded",
@@ -62,19 +62,19 @@ _HOME = {
     "research": "ponder.api",
     "resume": "ponder.api",
     "stream": "ponder.api",
-    "Configuration": "ponder.config",
-    "ClarificationNeeded": "ponder.errors",
-    "ConfigurationError": "ponder.errors",
-    "InvalidInputError": "ponder.errors",
-    "ModelCallError": "ponder.errors",
-    "ModelNotFoundError": "ponder.errors",
-    "OllamaUnavailableError": "ponder.errors",
-    "PonderError": "ponder.errors",
-    "SearchError": "ponder.errors",
-    "ProgressEvent": "ponder.events",
-    "Report": "ponder.report",
-    "RunStats": "ponder.report",
-    "SourceRef": "ponder.report",
+    "Configuration": "ponder.settings.configuration",
+    "ClarificationNeeded": "ponder.core.errors",
+    "ConfigurationError": "ponder.core.errors",
+    "InvalidInputError": "ponder.core.errors",
+    "ModelCallError": "ponder.core.errors",
+    "ModelNotFoundError": "ponder.core.errors",
+    "OllamaUnavailableError": "ponder.core.errors",
+    "PonderError": "ponder.core.errors",
+    "SearchError": "ponder.core.errors",
+    "ProgressEvent": "ponder.core.events",
+    "Report": "ponder.core.result",
+    "RunStats": "ponder.core.result",
+    "SourceRef": "ponder.core.result",
 }
 
 

@@ -6,14 +6,15 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from ponder.config import Configuration
-from ponder.deep_state import DeepInput, DeepOutput, DeepState
+from ponder.core.deep_state import DeepInput, DeepOutput, DeepState
 from ponder.graphs.loop import loop_builder
-from ponder.nodes.brief import write_research_brief
-from ponder.nodes.clarify import ask_user, clarify_with_user, route_clarify
-from ponder.nodes.report import final_report
+from ponder.nodes.ask_user import ask_user
+from ponder.nodes.clarify_with_user import clarify_with_user, route_clarify
+from ponder.nodes.final_report import final_report
 from ponder.nodes.researcher import make_researcher
 from ponder.nodes.supervisor import route_supervisor, supervisor
+from ponder.nodes.write_research_brief import write_research_brief
+from ponder.settings.configuration import Configuration
 
 
 def deep_builder() -> StateGraph[Any, Any, Any, Any]:

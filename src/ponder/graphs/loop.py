@@ -6,15 +6,16 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from ponder.config import Configuration
-from ponder.nodes.chat import answer_in_chat, take_question
-from ponder.nodes.finalize import finalize_summary
-from ponder.nodes.query import generate_query
+from ponder.core.state import LoopState, ResearcherInput, ResearchInput, ResearchOutput
+from ponder.nodes.answer_in_chat import answer_in_chat
+from ponder.nodes.finalize_summary import finalize_summary
+from ponder.nodes.generate_query import generate_query
 from ponder.nodes.reflect import reflect
-from ponder.nodes.research import web_research
 from ponder.nodes.route import route_research, route_research_no_handoff, route_start
-from ponder.nodes.summarize import summarize_sources
-from ponder.state import LoopState, ResearcherInput, ResearchInput, ResearchOutput
+from ponder.nodes.summarize_sources import summarize_sources
+from ponder.nodes.take_question import take_question
+from ponder.nodes.web_research import web_research
+from ponder.settings.configuration import Configuration
 
 
 def add_round_nodes(builder: StateGraph[Any, Any, Any, Any]) -> None:

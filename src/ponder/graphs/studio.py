@@ -3,7 +3,7 @@
 ``langgraph.json`` points at ``graph`` here. They are compiled without a checkpointer:
 the server (``langgraph dev``, LangGraph Platform) brings its own, and so does a parent
 graph that embeds them as subgraphs. The input form asks only for the topic; every
-:class:`~ponder.config.Configuration` field is the graph's context schema.
+:class:`~ponder.settings.configuration.Configuration` field is the graph's context schema.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from ponder.ceilings import MOST_SUPERSTEPS
 from ponder.graphs.deep import deep_builder
 from ponder.graphs.main import graph_builder
-from ponder.run_settings import SERVED_KEY
+from ponder.settings.ceilings import MOST_SUPERSTEPS
+from ponder.settings.run_settings import SERVED_KEY
 
 # Studio users can raise the caps in the UI, so allow the supersteps of the largest ones.
 RECURSION_LIMIT = MOST_SUPERSTEPS

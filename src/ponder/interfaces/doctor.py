@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 import httpx
 
-from ponder.config import Configuration
-from ponder.errors import (
+from ponder.api.probe import e5_package, model_server, searxng_answers, user_agent, wikipedia_url
+from ponder.core.errors import (
     ExitCode,
     ModelNotFoundError,
     ModelServerRefusedError,
@@ -24,7 +24,7 @@ from ponder.errors import (
     OllamaUnavailableError,
     SearchBackendError,
 )
-from ponder.probe import e5_package, model_server, searxng_answers, user_agent, wikipedia_url
+from ponder.settings.configuration import Configuration
 
 Outcome = Literal["ok", "warn", "fail"]
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
@@ -256,7 +256,7 @@ def index_checks(config: Configuration) -> list[Check]:
         return []
     from pathlib import Path
 
-    from ponder.documents import embedded_with, index_status
+    from ponder.api.documents import embedded_with, index_status
 
     existing = [p for p in config.docs if Path(p).expanduser().exists()]
     if not existing:

@@ -15,7 +15,7 @@ A served graph's state and course are not caller input either: writing a thread'
 ``update`` or ``goto`` (``resume``, the answer to a clarifying question, is what a command
 is for), a ``webhook``, and a ``recursion_limit`` above what a run at the operator's
 ceilings needs are refused (403). The graph does not trust its counters either
-(:func:`ponder.state.graph_count`), so a state written some other way cannot extend a run.
+(:func:`ponder.core.state.graph_count`), so a state written some other way cannot extend a run.
 
 A caller may have at most ``caller_runs`` runs pending or running at once (429 beyond it).
 The handler counts them in the server's own store, through LangGraph's in-process client,
@@ -32,10 +32,10 @@ from typing import Any
 from langgraph_sdk import Auth
 from langgraph_sdk.schema import RunStatus
 
-from ponder.callers import operator_configuration, served_configuration
-from ponder.ceilings import above_recursion_ceiling, recursion_ceiling, too_many_runs
-from ponder.environment import Secret, secret
-from ponder.errors import CallerRefusedError, ConfigurationError
+from ponder.core.errors import CallerRefusedError, ConfigurationError
+from ponder.settings.callers import operator_configuration, served_configuration
+from ponder.settings.ceilings import above_recursion_ceiling, recursion_ceiling, too_many_runs
+from ponder.settings.environment import Secret, secret
 
 TOKENS_ENV: Secret = "PONDER_SERVER_TOKENS"
 LIVE: tuple[RunStatus, ...] = ("pending", "running")  # a run holding one of its caller's places

@@ -9,15 +9,15 @@ from typing import Any, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 
-from ponder.caller_view import CallerView
-from ponder.config import Configuration
-from ponder.errors import PonderError
-from ponder.redact import redact
-from ponder.report import RunStats
-from ponder.run_settings import SERVED_KEY, run_configuration
+from ponder.core.errors import PonderError
+from ponder.core.redact import redact
+from ponder.core.result import RunStats
+from ponder.core.stats import merge_stats
 from ponder.services.model.llm import LLM
 from ponder.services.model.usage import Usage
-from ponder.stats import merge_stats
+from ponder.settings.caller_view import CallerView
+from ponder.settings.configuration import Configuration
+from ponder.settings.run_settings import SERVED_KEY, run_configuration
 
 S = TypeVar("S")
 

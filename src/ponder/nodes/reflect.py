@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ponder import prompts
+from ponder.core.state import LoopState, ReflectionState
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import can_hand_off, rounds_done
-from ponder.schemas import Reflection, Verdict, reflection_schema
+from ponder.prompts.schemas import Reflection, Verdict, reflection_schema
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.aspects import (
     Aspect,
@@ -23,7 +24,6 @@ from ponder.services.research.vetting import (
     replacement_queries,
     vet_queries,
 )
-from ponder.state import LoopState, ReflectionState
 
 
 @node("reflect")

@@ -7,8 +7,8 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphInterrupt
 
-from ponder.deep_state import ResearcherResult, ResearcherTask
-from ponder.errors import ModelNotFoundError, OllamaUnavailableError, PonderError, SearchError
+from ponder.core.deep_state import ResearcherResult, ResearcherTask
+from ponder.core.errors import ModelNotFoundError, OllamaUnavailableError, PonderError, SearchError
 from ponder.nodes.context import NodeContext, run_node
 
 

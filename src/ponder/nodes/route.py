@@ -6,9 +6,9 @@ from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 
-from ponder.config import Configuration
-from ponder.run_settings import run_configuration
-from ponder.state import LoopState, graph_count
+from ponder.core.state import LoopState, graph_count
+from ponder.settings.configuration import Configuration
+from ponder.settings.run_settings import run_configuration
 
 AfterReflect = Literal["web_research", "finalize_summary", "deep_research"]
 AtStart = Literal["generate_query", "deep_research"]

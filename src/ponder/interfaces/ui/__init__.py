@@ -11,7 +11,7 @@ import contextlib
 import socket
 import sys
 
-from ponder.errors import ConfigurationError
+from ponder.core.errors import ConfigurationError
 from ponder.interfaces.ui.access import check_listening, users
 
 DEFAULT_PORT = 8765

@@ -6,7 +6,7 @@ checks keep other web pages out: the Host header must name this server (no DNS
 rebinding), and a request that changes something must come from the UI's own pages (its
 Origin). Off loopback a token is required: ``PONDER_UI_TOKEN`` is the operator's, and
 ``PONDER_UI_TOKENS`` (``alice=TOKEN,bob=TOKEN``) names other users, who are callers: they
-see only their own runs and set only what a caller may (``ponder.callers``). A token comes
+see only their own runs and set only what a caller may (``ponder.settings.callers``). A token comes
 as ``Authorization: Bearer TOKEN``, or once as ``?token=`` in the address the server
 prints, after which an HttpOnly, SameSite=Strict cookie carries it.
 """
@@ -19,10 +19,10 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
-from ponder.environment import secret
-from ponder.errors import ConfigurationError
+from ponder.core.errors import ConfigurationError
 from ponder.interfaces.langgraph_auth import server_tokens
-from ponder.interfaces.mcp_http import LOOPBACK
+from ponder.interfaces.mcp.http import LOOPBACK
+from ponder.settings.environment import secret
 
 COOKIE = "ponder_ui"
 OPERATOR = "operator"

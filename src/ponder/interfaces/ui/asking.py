@@ -1,7 +1,7 @@
 """The ask form: what it offers, and what a submitted form starts.
 
 The operator (the person at their own machine) may choose any model the server has, any
-search backend and any folder; a caller on a shared UI gets what ``ponder.callers`` allows
+search backend and any folder; a caller on a shared UI gets what ``ponder.settings.callers`` allows
 — the operator's model or ``caller_models``, the enabled searches, folders inside the
 document roots — and everything they send is vetted there. Before a run starts, the model
 server is asked for the model, so a server that is down or a model not pulled shows on
@@ -13,17 +13,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ponder.callers import document_roots, enabled_searches, operator_configuration, served_options
-from ponder.ceilings import hard_cap
-from ponder.choices import SEARCH_NAMES
-from ponder.config import Configuration
-from ponder.errors import ConfigurationError, InvalidInputError, OllamaUnavailableError
+from ponder.api.probe import model_server, search_ready
+from ponder.core.errors import ConfigurationError, InvalidInputError, OllamaUnavailableError
+from ponder.core.topic import clean_topic
 from ponder.interfaces.doctor import ollama_checks
 from ponder.interfaces.ui import shown
 from ponder.interfaces.ui.access import User
 from ponder.interfaces.ui.folders import allowed_folders
-from ponder.probe import model_server, search_ready
-from ponder.topic import clean_topic
+from ponder.settings.callers import (
+    document_roots,
+    enabled_searches,
+    operator_configuration,
+    served_options,
+)
+from ponder.settings.ceilings import hard_cap
+from ponder.settings.choices import SEARCH_NAMES
+from ponder.settings.configuration import Configuration
 
 Form = Mapping[str, Any]
 
@@ -115,7 +120,7 @@ def _preflight(settings: Configuration) -> None:
 
 
 def _documents_found(settings: Configuration) -> None:
-    from ponder.documents import index_status
+    from ponder.api.documents import index_status
 
     if not settings.docs:
         raise InvalidInputError(

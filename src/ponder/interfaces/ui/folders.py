@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ponder import documents
-from ponder.callers import document_roots, operator_configuration, vet
-from ponder.errors import InvalidInputError, PonderError
+from ponder.api import documents
+from ponder.core.errors import InvalidInputError, PonderError
 from ponder.interfaces.ui import store
 from ponder.interfaces.ui.access import User
-from ponder.paths import usable_path
+from ponder.settings.callers import document_roots, operator_configuration, vet
+from ponder.settings.paths import usable_path
 
 
 def allowed_folders(user: User) -> list[str]:

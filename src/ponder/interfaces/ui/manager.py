@@ -9,7 +9,7 @@ every finished step, and Resume goes on from it); a clarifying question ends the
 ``waiting`` until the page's answer resumes it.
 
 A caller (not the operator) has at most ``limit`` runs live at once: starting, resuming or
-following up one more is refused until one ends (:func:`ponder.ceilings.too_many_runs`).
+following up one more is refused until one ends (:func:`ponder.settings.ceilings.too_many_runs`).
 Every live run is a task here, so the count is exact.
 """
 
@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ponder import api
-from ponder.ceilings import too_many_runs
-from ponder.errors import ClarificationNeeded, PonderError
-from ponder.events import ProgressEvent
+from ponder.core.errors import ClarificationNeeded, PonderError
+from ponder.core.events import ProgressEvent
+from ponder.core.result import Report
 from ponder.interfaces.ui import store
-from ponder.report import Report
+from ponder.settings.ceilings import too_many_runs
 
 FLUSH_SECONDS = 0.5  # how often new events are written to the store
 
@@ -197,6 +197,6 @@ class RunManager:
 
 
 def _already_running(thread_id: str) -> PonderError:
-    from ponder.errors import InvalidInputError
+    from ponder.core.errors import InvalidInputError
 
     return InvalidInputError(f"Run '{thread_id}' is already running — wait for it or stop it.")

@@ -8,10 +8,10 @@ import time
 from html import escape
 from typing import Any
 
-from ponder.choices import Mode
+from ponder.core.result import Report
+from ponder.core.topic import MAX_TOPIC_CHARS
 from ponder.interfaces.html import report_body
-from ponder.report import Report
-from ponder.topic import MAX_TOPIC_CHARS
+from ponder.settings.choices import Mode
 
 MODES: dict[Mode, str] = {
     "auto": "Auto — a focused question takes the loop, a broad topic the deep pipeline",

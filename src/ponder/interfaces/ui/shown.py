@@ -1,7 +1,7 @@
 """What a user of `ponder ui` who is not its operator is shown of a run.
 
 The operator sees everything, as written for them. A caller (a ``PONDER_UI_TOKENS`` user)
-gets its runs without the operator's internals (:mod:`ponder.caller_view`): warnings,
+gets its runs without the operator's internals (:mod:`ponder.settings.caller_view`): warnings,
 errors and failure messages name the operator's hosts and files by their settings, the
 statistics name Ollama hosts "ollama host 1"…, and an exported run carries the caller's
 own settings only. It is applied when a page or a stream is served, so the same run reads
@@ -13,10 +13,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ponder.caller_view import CallerView
-from ponder.callers import operator_configuration
+from ponder.core.result import Report
 from ponder.interfaces.ui.access import User
-from ponder.report import Report
+from ponder.settings.caller_view import CallerView
+from ponder.settings.callers import operator_configuration
 
 
 def view_for(user: User) -> CallerView | None:

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from contextlib import closing
 from typing import Any
 
-from ponder.errors import StorageError
-from ponder.paths import data_dir
+from ponder.core.errors import StorageError
+from ponder.settings.paths import data_dir
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS owners (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL)",

@@ -25,7 +25,12 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError, PonderError
+from ponder.core.errors import (
+    ModelCallError,
+    ModelNotFoundError,
+    OllamaUnavailableError,
+    PonderError,
+)
 
 REST_SECONDS = 30.0
 R = TypeVar("R")

@@ -18,8 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel, ValidationError
 
-from ponder.config import Configuration
-from ponder.errors import ModelCallError
+from ponder.core.errors import ModelCallError
 from ponder.services.model import guard
 from ponder.services.model.hosts import on_a_host
 from ponder.services.model.prompt import Prompt, fitted_messages, prompt_budget
@@ -27,6 +26,7 @@ from ponder.services.model.providers import provider_for
 from ponder.services.model.streaming import Check, TextStream
 from ponder.services.model.thinking import extract_json, strip_thinking
 from ponder.services.model.usage import Usage
+from ponder.settings.configuration import Configuration
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")

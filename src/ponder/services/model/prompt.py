@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from ponder.config import Configuration
 from ponder.services.model import budget
+from ponder.settings.configuration import Configuration
 
 # Room kept free in the context window for the chat template and the model's answer.
 TEMPLATE_OVERHEAD_TOKENS = 64

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ponder.config import Configuration
 from ponder.services.model.providers import provider_for
+from ponder.settings.configuration import Configuration
 
 
 @dataclass(frozen=True)

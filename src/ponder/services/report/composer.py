@@ -6,11 +6,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ponder.core.sources import Source
 from ponder.services.report.extractive import extractive_body
 from ponder.services.report.support import Evidence
 from ponder.services.report.verify import Checked, verify
 from ponder.services.text.citations import remove_invalid, renumber, sources_section
-from ponder.sources import Source
 
 # A line that is only a heading such as "## Sources", "**References:**" or "Bibliography".
 _SOURCES_HEADING = re.compile(

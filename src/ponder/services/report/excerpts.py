@@ -13,9 +13,9 @@ whole room cost the 270M model about 900 tokens a question, half of it about 450
 from __future__ import annotations
 
 from ponder import prompts
+from ponder.core.sources import Source
 from ponder.services.model import budget
 from ponder.services.text.passages import best_passages, bm25_scores
-from ponder.sources import Source
 
 MIN_TOKENS = 150  # less room than this is not worth an excerpt
 EXCERPT_CHARS = 700  # of one source, at most

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ponder.core.sources import Source
 from ponder.services.model import guard
 from ponder.services.report.support import line_key, shared_lines
 from ponder.services.research.aspects import aspects_of
@@ -19,7 +20,6 @@ from ponder.services.research.vetting import is_reading_note
 from ponder.services.text.citations import cited_numbers, defuse, remove_invalid
 from ponder.services.text.passages import bm25_scores
 from ponder.services.text.words import shares_content, stems
-from ponder.sources import Source
 
 NOTE = (
     "*Extractive report: the model's own text was unusable, so this report lists the cited "

@@ -21,8 +21,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ponder.core.sources import Source
 from ponder.services.text.words import content_words, stem
-from ponder.sources import Source
 
 _PARAGRAPH = re.compile(r"(?:[^\n]|\n(?![ \t]*\n))+")  # text between blank lines
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ponder.report import UNSUPPORTED_MARK
+from ponder.core.result import UNSUPPORTED_MARK
 from ponder.services.report.claims import ITEM, Claim, claims
 from ponder.services.report.support import Evidence, Match, Span, claim_stems
 from ponder.services.text.citations import cited_numbers, in_prose, prose_only

@@ -28,8 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ponder.config import Configuration
-from ponder.errors import SearchError
+from ponder.core.errors import SearchError
 from ponder.services.search.arxiv import ArxivSearch
 from ponder.services.search.arxiv_pdf import ArxivFullText
 from ponder.services.search.base import SearchBackend, SearchBackendError, SearchResult
@@ -48,6 +47,7 @@ from ponder.services.search.searxng import SearxngSearch
 from ponder.services.search.tavily import TavilySearch, tavily_key
 from ponder.services.search.wikipedia import WikipediaSearch
 from ponder.services.storage.cache import Cache
+from ponder.settings.configuration import Configuration
 
 __all__ = [
     "ArxivSearch",

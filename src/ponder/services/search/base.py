@@ -6,7 +6,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from ponder.errors import SearchBackendError
+from ponder.core.errors import SearchBackendError
 
 __all__ = ["Origin", "SearchBackend", "SearchBackendError", "SearchResult"]
 

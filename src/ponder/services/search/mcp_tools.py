@@ -14,8 +14,8 @@ import asyncio
 from typing import Any
 from urllib.parse import quote
 
-from ponder.mcp_servers import McpServerSpec
 from ponder.services.search.base import SearchBackendError, SearchResult
+from ponder.settings.mcp_servers import McpServerSpec
 
 QUERY_NAMES = ("query", "q", "search", "question", "text")  # preferred argument names
 

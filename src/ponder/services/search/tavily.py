@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ponder.environment import secret
-from ponder.errors import SearchError
+from ponder.core.errors import SearchError
 from ponder.services.search.base import SearchBackendError, SearchResult
+from ponder.settings.environment import secret
 
 SIGN_UP = "https://app.tavily.com"
 

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ponder.config import Configuration
-from ponder.paths import cache_dir
+from ponder.settings.configuration import Configuration
+from ponder.settings.paths import cache_dir
 
 Warn = Callable[[str], None]
 

@@ -12,8 +12,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from ponder.errors import StorageError
-from ponder.paths import data_dir, database_url, redacted, secrets_of
+from ponder.core.errors import StorageError
+from ponder.settings.paths import data_dir, database_url, redacted, secrets_of
 
 
 def checkpoint_path() -> Path:

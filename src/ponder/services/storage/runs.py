@@ -16,10 +16,10 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ponder.environment import machine
-from ponder.errors import StorageError
-from ponder.paths import data_dir, database_url
-from ponder.redact import redact, redact_value
+from ponder.core.errors import StorageError
+from ponder.core.redact import redact, redact_value
+from ponder.settings.environment import machine
+from ponder.settings.paths import data_dir, database_url
 
 Status = Literal["running", "waiting", "done", "interrupted", "failed"]
 

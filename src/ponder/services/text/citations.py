@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from ponder.sources import Source
+from ponder.core.sources import Source
 
 Check = Callable[[str], str | None]  # a reason to reject a text, or None
 

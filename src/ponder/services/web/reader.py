@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass
 
 import httpx
 
-from ponder.config import Configuration
 from ponder.services.storage.cache import Cache
 from ponder.services.text import sandbox
 from ponder.services.text.extraction import html_title, html_to_text, pdf_pages
@@ -26,6 +25,7 @@ from ponder.services.web.body import ACCEPT_ENCODING, BodyRefused, read_body
 from ponder.services.web.netguard import UnsafeURLError, check_url
 from ponder.services.web.pinned import pinned_transport
 from ponder.services.web.tls import shared_ssl_context
+from ponder.settings.configuration import Configuration
 
 USER_AGENT = "ponder/0.1 (local research agent; +https://github.com/ponder)"
 _HTML_TYPES = ("text/html", "application/xhtml+xml")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ponder.sources import Source
+from ponder.core.sources import Source
 from ponder.testing.pydocs import Block, Page
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`“\"'(])")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ponder.report import Report
+from ponder.core.result import Report
 from ponder.testing.prose.markdown import render
 from ponder.testing.prose.model import GeneratedReport, contains, tokens
 from ponder.testing.replies import ChatRequest, Reply, ScriptedBackend

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from ponder.config import Configuration
 from ponder.services.model.providers.ollama import OllamaProvider
 from ponder.services.model.providers.openai import OpenAIProvider
+from ponder.settings.configuration import Configuration
 
 
 class Provider(Protocol):

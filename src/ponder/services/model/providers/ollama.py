@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from ponder.config import Configuration
-from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
-from ponder.ollama_host import one_host_for_the_ollama_client
+from ponder.core.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
+from ponder.settings.configuration import Configuration
+from ponder.settings.ollama_host import one_host_for_the_ollama_client
 
 # What langchain-ollama raises (as a ValueError) when a server answers with an empty stream.
 EMPTY_STREAM = "No data received from Ollama stream"

@@ -12,14 +12,14 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ponder.config import Configuration
-from ponder.environment import secret
-from ponder.errors import (
+from ponder.core.errors import (
     ModelCallError,
     ModelNotFoundError,
     ModelServerRefusedError,
     ModelServerUnavailableError,
 )
+from ponder.settings.configuration import Configuration
+from ponder.settings.environment import secret
 
 
 def api_key() -> str:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar
 
-from ponder.errors import PonderError
+from ponder.core.errors import PonderError
 from ponder.services.search.base import SearchBackendError, SearchResult
 from ponder.services.search.local.embeddings import Embedder
 from ponder.services.search.local.index import Warn

@@ -16,8 +16,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ponder.environment import openmp_waits_passively
-from ponder.errors import ModelNotFoundError, PonderError
+from ponder.core.errors import ModelNotFoundError, PonderError
+from ponder.settings.environment import openmp_waits_passively
 
 MODEL = "e5-small"  # the embed_model name that runs in-process
 DIMENSIONS = 384

@@ -17,9 +17,9 @@ from typing import Any
 
 import httpx
 
-from ponder.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
-from ponder.ollama_host import one_host_for_the_ollama_client
+from ponder.core.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
 from ponder.services.search.local.e5 import MODEL as E5_MODEL
+from ponder.settings.ollama_host import one_host_for_the_ollama_client
 
 BATCH = 32  # passages per request: big enough to keep the model busy, small enough to retry
 

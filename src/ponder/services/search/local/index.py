@@ -20,15 +20,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ponder.paths import cache_dir
 from ponder.services.search.base import SearchResult
-from ponder.services.search.local.documents import discover
 from ponder.services.search.local.embeddings import Embedder
+from ponder.services.search.local.files import discover
 from ponder.services.search.local.indexer import Indexer, IndexStats, deferred_interrupt
 from ponder.services.search.local.ranking import Ranking, Warn
 from ponder.services.search.local.results import search
 from ponder.services.search.local.scope import scope_within
 from ponder.services.search.local.vectors import EmbedStats, VectorStore
+from ponder.settings.paths import cache_dir
 
 Progress = Callable[[int, int], None]
 

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ponder.services.search.local.documents import SkipFile, read_document
+from ponder.services.search.local.files import SkipFile, read_document
 from ponder.services.text import sandbox
 from ponder.services.text.passages import chunk_text
 

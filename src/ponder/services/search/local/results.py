@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 
 from ponder.services.search.base import SearchResult
+from ponder.services.search.local.fusion import fuse
 from ponder.services.search.local.ranking import Candidates, Passage, Ranking, query_words
-from ponder.services.search.local.vectors import fuse
 
 DUPLICATE_SHARE = 0.6  # of a passage's word triples found in a better-ranked one
 

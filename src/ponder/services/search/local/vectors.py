@@ -18,17 +18,21 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ponder.errors import ModelCallError
+from ponder.core.errors import ModelCallError
 from ponder.services.search.local.embeddings import BATCH, Embedder, same_model
 from ponder.services.search.local.indexer import deferred_interrupt
+from ponder.services.search.local.matrix_files import (
+    build_lock,
+    matrix_paths,
+    partial_path,
+    remove_stale,
+)
 
 Progress = Callable[[int, int], None]
 Warn = Callable[[str], None]
@@ -59,17 +63,6 @@ _INSERT = """
 INSERT OR IGNORE INTO vectors (chunk_id, vector)
 SELECT ?, ? WHERE EXISTS (SELECT 1 FROM passages WHERE rowid = ? AND body = ?)
 """
-_PARTIAL_MAX_AGE = 600.0  # seconds; an older partial matrix file was abandoned
-
-_BUILD_LOCKS: dict[str, threading.Lock] = {}
-_BUILD_GUARD = threading.Lock()
-
-
-def _build_lock(db_path: Path) -> threading.Lock:
-    """One matrix build at a time per index in this process (each search instance of a
-    run has its own connection to the same file)."""
-    with _BUILD_GUARD:
-        return _BUILD_LOCKS.setdefault(str(db_path), threading.Lock())
 
 
 @dataclass
@@ -225,8 +218,8 @@ class VectorStore:
         empty = self.conn.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is None
         if empty or str(self.db_path) == ":memory:":
             return self._read_table()
-        matrix_file, ids_file = self._files(version)
-        with _build_lock(self.db_path):
+        matrix_file, ids_file = matrix_paths(self.db_path, f"{self._get('vectors_id')}-{version}")
+        with build_lock(self.db_path):
             if not matrix_file.exists():  # written last: when it exists, so do the ids
                 try:
                     self._write_files(matrix_file, ids_file)
@@ -236,33 +229,11 @@ class VectorStore:
                         "searching the stored vectors instead, more slowly — free disk space."
                     )
                     return self._read_table()
-                self._remove_stale(matrix_file, ids_file)
+                remove_stale(self.db_path, matrix_file, ids_file)
         try:
             return np.load(matrix_file, mmap_mode="r"), np.load(ids_file)
         except (OSError, ValueError):  # removed or damaged meanwhile: the table still knows
             return self._read_table()
-
-    def _files(self, version: str | None) -> tuple[Path, Path]:
-        """One pair of files per database and version: a reader never pairs new ids with an
-        old matrix, nor reads the files of a database that was deleted and made again."""
-        tag = f"{self._get('vectors_id')}-{version}"
-        stem = self.db_path.stem
-        return (
-            self.db_path.with_name(f"{stem}.vectors-{tag}.npy"),
-            self.db_path.with_name(f"{stem}.vector-ids-{tag}.npy"),
-        )
-
-    def _remove_stale(self, *keep: Path) -> None:
-        """Older matrices (a reader that mapped one keeps reading it) and abandoned partial
-        files (another process may still be writing a recent one)."""
-        stem = self.db_path.stem
-        for old in self.db_path.parent.glob(f"{stem}.vector*.npy"):
-            if old not in keep:
-                old.unlink(missing_ok=True)
-        for partial in self.db_path.parent.glob(f"{stem}.*.partial"):
-            with contextlib.suppress(OSError):
-                if time.time() - partial.stat().st_mtime > _PARTIAL_MAX_AGE:
-                    partial.unlink()
 
     @contextlib.contextmanager
     def _snapshot(self) -> Iterator[None]:
@@ -292,7 +263,7 @@ class VectorStore:
     def _write_files(self, matrix_file: Path, ids_file: Path) -> None:
         """Stream the table into files under names of their own, then move them in place,
         ids first; a failure removes what was written."""
-        partials = [self._partial(), self._partial()]
+        partials = [partial_path(self.db_path), partial_path(self.db_path)]
         try:
             with self._snapshot():  # count and rows agree even if another process writes
                 count = self.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
@@ -303,13 +274,6 @@ class VectorStore:
         finally:
             for leftover in partials:
                 leftover.unlink(missing_ok=True)
-
-    def _partial(self) -> Path:
-        handle, name = tempfile.mkstemp(
-            dir=self.db_path.parent, prefix=f"{self.db_path.stem}.", suffix=".partial"
-        )
-        os.close(handle)
-        return Path(name)
 
     def _write_partial(self, matrix_path: Path, ids_path: Path, count: int, dims: int) -> None:
         import numpy as np
@@ -331,43 +295,3 @@ def unit(vector: Any) -> Any:
 
     norm = float(np.linalg.norm(vector))
     return vector / norm if norm > 0 else vector
-
-
-# Equal trust. Leaning on the vectors (0.75) found more questions worded unlike their page,
-# but lost one naming an identifier that BM25 finds (README, "Semantic search").
-SEMANTIC_WEIGHT = 0.5
-
-
-def fuse(
-    lexical: dict[str, float], semantic: dict[str, float], semantic_weight: float = SEMANTIC_WEIGHT
-) -> list[str]:
-    """Two scored rankings made one, best first: a convex combination of their scores, each
-    list rescaled so that its best candidate is 1 and its weakest 0.
-
-    Scores, not ranks, so that a list's margins count: a first place won by far keeps its
-    lead, one won by a hair gives little. Reciprocal rank fusion counted both alike and gave
-    a page in both lists two votes however weak, so pages both lists put in the middle
-    outranked either list's clear first. A candidate missing from one list counts as that
-    list's weakest, not as nothing: a question worded unlike its page often shares no word
-    with it. The rescaling is relative to each list's own candidates, so it cannot tell a
-    list that is sure from one that is not; nothing measured so far could (README,
-    "Semantic search"). Ties keep the lexical list's order.
-    """
-    lexical_part, semantic_part = rescaled(lexical), rescaled(semantic)
-    combined = {
-        item: (1 - semantic_weight) * lexical_part.get(item, 0.0)
-        + semantic_weight * semantic_part.get(item, 0.0)
-        for item in {**lexical, **semantic}
-    }
-    return sorted(combined, key=lambda item: -combined[item])
-
-
-def rescaled(scores: dict[str, float]) -> dict[str, float]:
-    """Each score's place between the list's weakest (0) and its best (1); every candidate 1
-    when they all score the same (one candidate, say): being found is all the list says."""
-    if not scores:
-        return {}
-    low, high = min(scores.values()), max(scores.values())
-    if high == low:
-        return dict.fromkeys(scores, 1.0)
-    return {item: (score - low) / (high - low) for item, score in scores.items()}

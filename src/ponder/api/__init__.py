@@ -1,0 +1,225 @@
+"""The Python API: research, aresearch, stream, resume.
+
+Every run is checkpointed in SQLite under the user's data directory, so a run that was
+interrupted (Ctrl-C, a closed terminal, SIGKILL) is finished by ``resume(thread_id)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ponder.api.runner import Ask, drive, new_thread_id, warm_up
+from ponder.core.errors import ClarificationNeeded, InvalidInputError, RunNotFoundError
+from ponder.core.events import ProgressEvent
+from ponder.core.redact import was_redacted
+from ponder.core.result import Report
+from ponder.core.topic import MAX_TOPIC_CHARS, clean_topic
+from ponder.settings.configuration import Configuration
+from ponder.settings.environment import machine
+
+__all__ = [
+    "MAX_TOPIC_CHARS",
+    "ClarificationNeeded",
+    "aresearch",
+    "aresume",
+    "clean_topic",
+    "new_thread_id",
+    "research",
+    "resume",
+    "stream",
+    "stream_followup",
+    "stream_resume",
+    "warm_up",
+]
+
+
+def research(
+    topic: str,
+    *,
+    thread_id: str | None = None,
+    ask: Ask | None = None,
+    server: str | None = None,
+    **config: Any,
+) -> Report:
+    """Research ``topic`` and return a cited :class:`Report` (blocking).
+
+    Keyword arguments are :class:`Configuration` fields (``model``, ``search``, ``docs``…).
+    ``ask`` answers a clarifying question; without it a question raises
+    :class:`ClarificationNeeded`, and ``resume(thread_id, answer)`` continues. ``server``
+    (or ``PONDER_SERVER``) runs the research on a LangGraph Server (see ``ponder.api.remote``).
+    """
+    return _run_sync(aresearch(topic, thread_id=thread_id, ask=ask, server=server, **config))
+
+
+async def aresearch(
+    topic: str,
+    *,
+    thread_id: str | None = None,
+    ask: Ask | None = None,
+    server: str | None = None,
+    **config: Any,
+) -> Report:
+    """Async :func:`research`."""
+    report: Report | None = None
+    async for item in stream(topic, thread_id=thread_id, ask=ask, server=server, **config):
+        if isinstance(item, Report):
+            report = item
+    assert report is not None
+    return report
+
+
+async def stream(
+    topic: str,
+    *,
+    thread_id: str | None = None,
+    ask: Ask | None = None,
+    server: str | None = None,
+    **config: Any,
+) -> AsyncIterator[ProgressEvent | Report]:
+    """Yield :class:`ProgressEvent` objects while researching, then the :class:`Report`."""
+    clean = clean_topic(topic)
+    if server := server_url(server):
+        from ponder.api.remote import stream_remote
+
+        async for item in stream_remote(server, clean, ask=ask, **config):
+            yield item
+        return
+    settings = Configuration.create(**config)
+    thread = thread_id or new_thread_id()
+    from ponder.services.storage import runs
+
+    if thread_id is not None and runs.get(thread_id) is not None:
+        raise InvalidInputError(
+            f"A run with id '{thread_id}' already exists — continue it with "
+            f"resume('{thread_id}') (`ponder resume {thread_id}`) or choose a new thread_id."
+        )
+    runs.start(thread, clean, settings.model_dump())
+    async for item in drive(thread, clean, settings, {"topic": clean}, ask):
+        yield item
+
+
+def resume(
+    thread_id: str,
+    answer: str | None = None,
+    *,
+    ask: Ask | None = None,
+    force: bool = False,
+    server: str | None = None,
+    **config: Any,
+) -> Report:
+    """Finish an interrupted or paused run (blocking).
+
+    Keyword config overrides the run's saved settings from here on, e.g.
+    ``resume(id, ollama_base_url="http://gpu-box:11434")`` when Ollama moved. ``force``
+    continues a run that a shared database says another machine is running (that machine
+    stopped without saying so). ``server`` follows a run on a LangGraph Server instead.
+    """
+    return _run_sync(aresume(thread_id, answer, ask=ask, force=force, server=server, **config))
+
+
+async def aresume(
+    thread_id: str,
+    answer: str | None = None,
+    *,
+    ask: Ask | None = None,
+    force: bool = False,
+    server: str | None = None,
+    **config: Any,
+) -> Report:
+    """Async :func:`resume`."""
+    report: Report | None = None
+    events = stream_resume(thread_id, answer, ask=ask, force=force, server=server, **config)
+    async for item in events:
+        if isinstance(item, Report):
+            report = item
+    assert report is not None
+    return report
+
+
+async def stream_resume(
+    thread_id: str,
+    answer: str | None = None,
+    *,
+    ask: Ask | None = None,
+    force: bool = False,
+    server: str | None = None,
+    **config: Any,
+) -> AsyncIterator[ProgressEvent | Report]:
+    """Like :func:`stream`, for a run that already has a checkpoint."""
+    from langgraph.types import Command
+
+    from ponder.services.storage import runs
+
+    if server := server_url(server):
+        from ponder.api.remote import stream_remote_resume
+
+        async for item in stream_remote_resume(server, thread_id, answer, ask=ask, **config):
+            yield item
+        return
+
+    record = runs.get(thread_id)
+    if record is None:
+        raise RunNotFoundError(thread_id)
+    if record.status == "running" and record.elsewhere and not force:
+        raise InvalidInputError(
+            f"Run '{thread_id}' is running on {record.host}, as far as the shared database "
+            "knows — wait for it, or if that machine stopped, continue here with "
+            f"`ponder resume {thread_id} --force` (force=True)."
+        )
+    if record.status == "running" and not record.elsewhere:
+        raise InvalidInputError(
+            f"Run '{thread_id}' is still running in another process — wait for it to finish, "
+            "or stop it (Ctrl-C) and then resume."
+        )
+    # A stored value whose credentials were redacted comes from the environment instead.
+    stored = {key: value for key, value in record.config.items() if not was_redacted(value)}
+    settings = Configuration.create(**{**stored, **config})
+    runs.start(thread_id, record.topic, settings.model_dump())
+    first: Any = Command(resume=answer) if answer is not None else None
+    async for item in drive(thread_id, record.topic, settings, first, ask):
+        yield item
+
+
+async def stream_followup(
+    thread_id: str, question: str, *, ask: Ask | None = None, **config: Any
+) -> AsyncIterator[ProgressEvent | Report]:
+    """A follow-up question on a finished run: it builds on the sources and findings that
+    run kept (the thread's next turn), and its report answers the new question."""
+    from langchain_core.messages import HumanMessage
+
+    from ponder.services.storage import runs
+
+    clean = clean_topic(question)
+    record = runs.get(thread_id)
+    if record is None:
+        raise RunNotFoundError(thread_id)
+    if record.status != "done":
+        raise InvalidInputError(
+            f"Run '{thread_id}' is {record.status}, not finished — resume it "
+            f"(`ponder resume {thread_id}`) before asking a follow-up."
+        )
+    stored = {key: value for key, value in record.config.items() if not was_redacted(value)}
+    settings = Configuration.create(**{**stored, **config})
+    runs.start(thread_id, clean, settings.model_dump())
+    first = {"messages": [HumanMessage(clean)]}
+    async for item in drive(thread_id, clean, settings, first, ask):
+        yield item
+
+
+def _run_sync(work: Coroutine[Any, Any, Report]) -> Report:
+    """Run ``work`` to completion, also from inside a running loop (Jupyter, async apps)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(work)
+    # asyncio.run refuses to nest, so the run gets its own loop on a worker thread.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ponder") as pool:
+        return pool.submit(asyncio.run, work).result()
+
+
+def server_url(server: str | None) -> str | None:
+    """The LangGraph Server to run on: as given, else ``PONDER_SERVER``, else none (local)."""
+    return (server or machine().server or "").strip() or None

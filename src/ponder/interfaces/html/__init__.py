@@ -1,0 +1,81 @@
+"""A self-contained HTML report: every ``[n]`` shows the passage it rests on.
+
+People check citations by looking. Hovering or focusing a citation shows the span of the
+source's passage that supports its sentence, with the source's title; clicking it goes to
+the source's entry, which lists the passages ponder actually read with that span marked.
+This needs no script: the page loads nothing and runs nothing. Everything that came from
+a model or a web page is escaped:
+the Markdown renderer runs with raw HTML disabled, and titles, URLs and passages go through
+``html.escape``. Only http(s) URLs become links; the page loads nothing from anywhere.
+"""
+
+from __future__ import annotations
+
+import html
+
+from ponder.core.result import Report
+from ponder.interfaces.html.markdown import Evidence, markdown_to_html
+from ponder.interfaces.html.sources import footer, sources_section
+
+STYLE = """
+body { font: 16px/1.55 system-ui, sans-serif; max-width: 48rem; margin: 2rem auto;
+       padding: 0 1rem; color: #1d1d1f; background: #fff; }
+h1, h2, h3 { line-height: 1.25; }
+a.cite { text-decoration: none; font-size: 0.8em; vertical-align: super; }
+main { position: relative; }
+/* Placed under its line (top: auto keeps the static position) and as wide as the text,
+   so a citation near the right edge never pushes its passage off the window. */
+.evidence { display: none; position: absolute; left: 0; right: 0; z-index: 2;
+            margin-top: 0.3rem; padding: 0.5rem 0.7rem; font-size: 0.85rem;
+            white-space: pre-wrap; text-align: left; vertical-align: baseline;
+            line-height: 1.4; color: #1d1d1f; background: #fffbe6; border: 1px solid #d9c98c;
+            border-radius: 4px; box-shadow: 0 2px 8px rgba(0, 0, 0, 0.15); }
+.cited:hover .evidence, .cited:focus-within .evidence { display: block; }
+.evidence cite { display: block; margin-top: 0.3rem; color: #666; font-style: normal; }
+mark { background: #fff1a8; }
+.unsupported { font-size: 0.75em; vertical-align: super; color: #a33; cursor: help; }
+ol.sources > li { margin-bottom: 1.2rem; }
+ol.sources > li:target { background: #fff6d5; }
+.origin { color: #666; font-size: 0.85em; }
+blockquote.passage { margin: 0.4rem 0 0.4rem 0; padding: 0.3rem 0.8rem; color: #333;
+                     border-left: 3px solid #ccc; background: #fafafa; white-space: pre-wrap; }
+footer { margin-top: 2rem; color: #666; font-size: 0.85em; }
+@media (prefers-color-scheme: dark) {
+  body { color: #e8e8e8; background: #161616; }
+  blockquote.passage { color: #ddd; background: #222; border-color: #444; }
+  .evidence { color: #e8e8e8; background: #2b2716; border-color: #5c5432; }
+  mark { background: #5c5020; color: #fff; }
+  ol.sources > li:target { background: #3a3320; }
+}
+"""
+
+
+def render_html(report: Report) -> str:
+    """The whole page as one string."""
+    title = html.escape(report.topic)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'\">\n"
+        f"<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+        f"<main>\n{report_body(report)}</main>\n"
+        f"{footer(report)}\n</body>\n</html>\n"
+    )
+
+
+def report_body(report: Report) -> str:
+    """The report's text and its Sources, as HTML (the page's ``main``; the UI's report)."""
+    # The Sources list is built in code as the last "## Sources" section; a heading such as
+    # "## Sources of energy" in the body is not it.
+    body_markdown, found, _listed = report.markdown.rpartition("\n## Sources\n")
+    if not found:
+        body_markdown = report.markdown
+    sources = report.cited_sources()
+    known = {source.number: source for source in sources}
+    body = markdown_to_html(body_markdown, set(known), Evidence(report.citations, known))
+    return f"{body}\n{sources_section(sources, report.citations)}"
+
+
+__all__ = ["STYLE", "Evidence", "markdown_to_html", "render_html", "report_body"]

@@ -1,0 +1,1 @@
+"""`ponder mcp`: ponder as an MCP server, over stdio or streamable HTTP."""

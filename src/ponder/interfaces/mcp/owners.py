@@ -1,0 +1,43 @@
+"""Who started each of `ponder mcp`'s runs, so only they can resume it.
+
+A run belongs to the user whose token started it (:func:`ponder.interfaces.mcp.http.caller`;
+without tokens, to whoever is on the machine). ``resume`` of a run that is not the caller's
+answers as for a run that does not exist: another user cannot even learn that the id is
+taken. The owners live in SQLite in the data folder, beside the run history, so a restarted
+server still knows them; a run with no owner recorded (started before owners were kept, or
+by another program) is nobody's to resume here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+
+from ponder.core.errors import StorageError
+from ponder.settings.paths import data_dir
+
+_SCHEMA = "CREATE TABLE IF NOT EXISTS owners (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL)"
+
+
+def _connect() -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(data_dir() / "mcp.sqlite", timeout=10)
+        conn.execute(_SCHEMA)
+    except sqlite3.Error as exc:
+        raise StorageError(
+            f"Cannot keep the MCP server's run owners in the data folder ({exc}) — free disk "
+            "space or set PONDER_DATA_DIR to a writable folder."
+        ) from None
+    return conn
+
+
+def set_owner(thread_id: str, owner: str) -> None:
+    with closing(_connect()) as conn, conn:
+        conn.execute("INSERT OR REPLACE INTO owners VALUES (?, ?)", (thread_id, owner))
+
+
+def owner(thread_id: str) -> str | None:
+    """Who started the run, or None when this server did not record one."""
+    with closing(_connect()) as conn:
+        row = conn.execute("SELECT owner FROM owners WHERE thread_id=?", (thread_id,)).fetchone()
+    return str(row[0]) if row else None

@@ -1,0 +1,154 @@
+"""The routes of one run: its page, its live events, its log, its report, its exports,
+and what may be done to it (stop, resume, answer, follow up, delete)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from sse_starlette.sse import EventSourceResponse
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+
+from ponder.api import history
+from ponder.core.errors import InvalidInputError, PonderError
+from ponder.interfaces.html import render_html, report_body
+from ponder.interfaces.ui import pages, shown
+from ponder.interfaces.ui.manager import RunManager
+from ponder.interfaces.ui.requests import (
+    manager_of,
+    missing,
+    redirect_to,
+    refused_status,
+    run_limit,
+    user_of,
+    visible_run,
+)
+
+
+async def run_page(request: Request) -> HTMLResponse:
+    record = visible_run(request)
+    if record is None:
+        return missing()
+    live = manager_of(request).is_live(record.thread_id)
+    user = user_of(request)
+    report = None if live else shown.report(user, await history.report(record.thread_id))
+    return HTMLResponse(pages.run_page(shown.record(user, record), report, live))
+
+
+async def events(request: Request) -> Response:
+    record = visible_run(request)
+    if record is None:
+        return missing()
+    after = _last_event_id(request)
+    follow = manager_of(request).follow(record.thread_id, after)
+    user = user_of(request)
+    view = shown.view_for(user)
+
+    async def stream() -> Any:
+        async for seq, event in follow:
+            data = json.dumps(shown.event(view, event))
+            yield {"id": str(seq), "event": "progress", "data": data}
+        # How the run stands now: a replayed log of a run killed mid-way ends on "running".
+        ended = shown.record(user, history.run(record.thread_id) or record)
+        yield {
+            "event": "end",
+            "data": json.dumps({"status": ended.status, "message": ended.message}),
+        }
+
+    return EventSourceResponse(stream(), ping=10)
+
+
+def _last_event_id(request: Request) -> int:
+    raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
+    return int(raw) if raw.isdigit() else 0
+
+
+async def log(request: Request) -> Response:
+    record = visible_run(request)
+    if record is None:
+        return missing()
+    run = manager_of(request).run(record.thread_id)
+    view = shown.view_for(user_of(request))
+    return JSONResponse([{"seq": seq, **shown.event(view, event)} for seq, event in run.events])
+
+
+async def report_fragment(request: Request) -> Response:
+    record = visible_run(request)
+    if record is None:
+        return missing()
+    report = shown.report(user_of(request), await history.report(record.thread_id))
+    if report is None:
+        return HTMLResponse("", status_code=204)
+    return HTMLResponse(report_body(report))
+
+
+async def export(request: Request) -> Response:
+    record = visible_run(request)
+    if record is None:
+        return missing()
+    kind = request.path_params["kind"]
+    name = f"ponder-{record.thread_id}.{kind}"
+    disposition = {"content-disposition": f'attachment; filename="{name}"'}
+    if kind == "json":
+        trail = shown.trail(user_of(request), await history.trail(record.thread_id))
+        return JSONResponse(trail, headers=disposition)
+    report = shown.report(user_of(request), await history.report(record.thread_id))
+    if report is None or kind not in ("md", "html"):
+        return HTMLResponse(
+            pages.message_page("Nothing to export", "This run has no report yet."), 404
+        )
+    if kind == "md":
+        return Response(report.markdown, media_type="text/markdown", headers=disposition)
+    return HTMLResponse(render_html(report), headers=disposition)
+
+
+async def act(request: Request) -> Response:
+    record = visible_run(request)
+    if record is None:
+        return missing()
+    thread_id, action = record.thread_id, request.path_params["action"]
+    manager = manager_of(request)
+    form = await request.form()
+    by, limit = user_of(request).name, run_limit(user_of(request))
+    try:
+        if action == "stop":
+            manager.stop(thread_id)
+        elif action == "resume":
+            manager.resume(thread_id, None, by, limit)
+        elif action == "answer":
+            manager.resume(thread_id, str(form.get("answer") or "").strip() or None, by, limit)
+        elif action == "follow-up":
+            manager.follow_up(thread_id, str(form.get("topic") or ""), by, limit)
+        elif action == "delete":
+            return await _delete(request, thread_id)
+        else:
+            return HTMLResponse(pages.message_page("Unknown action", action), 404)
+    except PonderError as exc:
+        return HTMLResponse(
+            pages.message_page(
+                "Cannot do that", shown.text(user_of(request), str(exc)), f"/runs/{thread_id}"
+            ),
+            refused_status(exc, 409),
+        )
+    if action == "stop":
+        await _stopped(manager, thread_id)
+    return redirect_to(f"/runs/{thread_id}")
+
+
+async def _stopped(manager: RunManager, thread_id: str) -> None:
+    """Wait (briefly) for the cancelled run to record that it stopped."""
+    for _ in range(50):
+        if not manager.is_live(thread_id):
+            return
+        await asyncio.sleep(0.05)
+
+
+async def _delete(request: Request, thread_id: str) -> Response:
+    manager = manager_of(request)
+    if manager.is_live(thread_id):
+        raise InvalidInputError("This run is still running — stop it before deleting it.")
+    await history.delete(thread_id)
+    manager.forget(thread_id)
+    return redirect_to("/runs")

@@ -1,0 +1,28 @@
+"""ask_user: pause the run with the clarifying question until the person answers.
+
+Only pausing is done here (LangGraph's ``interrupt()``), so that resuming with the answer
+does not repeat the model call that decided to ask.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.types import interrupt
+
+from ponder.core.deep_state import DeepState
+from ponder.core.state import graph_count
+from ponder.nodes.clarify_with_user import MAX_QUESTIONS
+from ponder.nodes.context import NodeContext, node
+
+
+@node("ask_user")
+async def ask_user(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
+    question = state.get("pending_question", "")
+    ctx.emit("clarification", question=question)
+    answer = interrupt({"question": question})
+    return {
+        "conversation": [f"Question: {question}", f"Answer: {str(answer).strip()}"],
+        "clarifications": graph_count(state.get("clarifications", 0), MAX_QUESTIONS) + 1,
+        "pending_question": "",
+    }

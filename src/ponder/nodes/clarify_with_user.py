@@ -1,0 +1,51 @@
+"""clarify_with_user: decide whether one question is truly needed (hard cap: two).
+
+Deciding and asking are two nodes so that resuming after the person answers does not repeat
+the model call: ``ask_user`` (:mod:`.ask_user`) only pauses with LangGraph's ``interrupt()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ponder import prompts
+from ponder.core.deep_state import DeepState
+from ponder.core.state import graph_count
+from ponder.nodes.context import NodeContext, node
+from ponder.prompts.schemas import Clarification
+from ponder.services.model.prompt import Prompt
+from ponder.services.research.vetting import usable_text
+
+MAX_QUESTIONS = 2
+
+
+def conversation_text(state: DeepState) -> str:
+    turns = state.get("conversation", [])
+    return "\n".join(turns) + ("\n" if turns else "")
+
+
+@node("clarify_with_user")
+async def clarify_with_user(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
+    if state.get("sources") and not state.get("conversation"):
+        carried = [{"number": s["number"], "url": s["url"]} for s in state.get("sources", [])]
+        ctx.emit("handoff", sources=carried)
+    asked = graph_count(state.get("clarifications", 0), MAX_QUESTIONS)
+    if not ctx.config.allow_clarification or asked >= MAX_QUESTIONS:
+        return {"pending_question": ""}
+    prompt = Prompt.simple(
+        prompts.CLARIFY_SYSTEM,
+        prompts.fill(
+            prompts.CLARIFY_USER, topic=state["topic"], conversation=conversation_text(state)
+        ),
+    )
+    fallback = Clarification(need_clarification=False, question="", verification="")
+    decision = await ctx.llm().structured(Clarification, prompt, fallback)
+    question = decision.question.strip() if decision.need_clarification else ""
+    if question and not usable_text(question):
+        ctx.count("texts_rejected")
+        question = ""  # a garbled question helps nobody: research the request as it stands
+    return {"pending_question": question}
+
+
+def route_clarify(state: DeepState) -> Literal["ask_user", "write_research_brief"]:
+    return "ask_user" if state.get("pending_question") else "write_research_brief"

@@ -1,0 +1,54 @@
+"""take_question: the question of a run, from ``topic`` or from chat-style input.
+
+Chat-style input is what LangGraph chat clients send (Agent Chat UI, Open Agent Platform).
+
+A run may start from ``{"messages": [...]}`` instead of ``{"topic": ...}``: the last human
+message is the question, and the report comes back as an AI message. A later human
+message on the same thread is a follow-up: the sources, the summary and the queries of
+the earlier turns stay in the state, so the new question is researched with them in view
+and nothing already searched is searched again. The round's own fields start anew, and so
+does the record of passages shown to the model: a passage read for the first question may
+answer the second, so it is shown again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AnyMessage
+
+from ponder.core.errors import InvalidInputError
+from ponder.core.state import LoopState
+from ponder.core.topic import clean_topic
+
+# What one question's research rewrites; everything else (sources, summary, queries run,
+# passages shown, stats) accumulates over the thread.
+_PER_TURN: dict[str, Any] = {
+    "research_loop_count": 0,
+    "reflection": None,
+    "handoff": "none",
+    "queries": [],
+    "round_findings": [],
+    "report": "",
+    "cited_sources": [],
+}
+
+
+def take_question(state: LoopState) -> dict[str, Any]:
+    """The topic: the last human message when the run came as chat, else as given."""
+    messages = state.get("messages") or []
+    last = last_message(messages)
+    if last is not None and last.type == "human":
+        update: dict[str, Any] = {"topic": clean_topic(last.text), "chat": True}
+        if len(messages) > 1 or state.get("report"):  # a thread with an earlier turn
+            update |= _PER_TURN | {"turn_start": len(state.get("summarized") or [])}
+        return update
+    if not state.get("topic"):
+        raise InvalidInputError(
+            'Nothing to research: give {"topic": "..."} or a human message in "messages".'
+        )
+    return {"chat": False}
+
+
+def last_message(messages: list[AnyMessage]) -> AnyMessage | None:
+    return messages[-1] if messages else None

@@ -1,0 +1,1 @@
+"""Configuration, who may set each field, and the machine's own settings."""
