@@ -5,7 +5,7 @@ from a local server: an honest page beside a 2.8 MB title flood and script flood
 quadratic regex before issue 31), 100,000 nested elements, a 2.9 MB page on one line,
 gzip-in-gzip inflating to 4 GB, a page trickling a byte every 2 s, an endless chunked
 stream, headers and then silence, a redirect loop, a PDF of 200,000 pages and a PDF whose
-content inflates to 2 GB (``tests/hostile_site.py``). Beside it, the same run when the
+content inflates to 2 GB (``tests/support/hostile_site.py``). Beside it, the same run when the
 search finds only the honest page.
 
 Figures: each run's wall time and the peak memory (RSS) of the run's process tree —
@@ -15,6 +15,7 @@ under 30 s, its peak under 1 GB). The run is stopped after LIMIT seconds.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -29,10 +30,8 @@ from workspace import ROOT
 from ponder.testing import Rig, ScriptedBackend
 
 sys.path.insert(0, str(ROOT / "tests"))
-import contextlib
-
-from hostile_site import HONEST, hostile_settings, hostile_site
 from support import Site, respond
+from support.hostile_site import HONEST, hostile_settings, hostile_site
 
 LIMIT = 300.0
 # Measured at 87e635a, before issue 31's limits: the run was stopped at the limit (the

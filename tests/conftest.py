@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from langgraph_dev import Team, start_team
 from support import write_corpus
+from support.langgraph_dev import Team, start_team
 
 from ponder.services.search import pacing, public_api
 from ponder.services.search.fallback import FallbackSearch
@@ -30,32 +30,19 @@ SHARED = {
 }
 
 
-# Also `slow`: tests that run ponder or a server in other processes, or build a large
-# corpus first — seconds each, measured with --durations (README, Development).
-SLOW_MODULES = {
-    "test_hostile_pages",  # several full runs over hostile pages each
-    "test_indexing",  # `ponder index` in subprocesses, interrupted and resumed
-    "test_mcp",  # `ponder mcp` over stdio and HTTP, through the mcp SDK's client
-    "test_prose_generator",  # fifty reports generated from the Python docs
-    "test_resume",  # a run SIGKILLed mid-round and resumed, SQLite and PostgreSQL
-    "test_search_mcp",  # MCP tool servers started as subprocesses
-    "test_served_mcp",  # `ponder mcp` as a shared server
-    "test_strong_prose",  # a capable model's report over the Python docs, checked whole
-}
-SLOW_FIXTURES = {"workdir"}  # test_cli: the `ponder` command itself, in a subprocess
-SLOW_TESTS = {
-    "test_several_hosts_run_from_the_command_line",
-    "test_a_passage_changed_while_it_was_embedded_gets_no_stale_vector",
-    "test_a_run_through_the_openai_api_is_cited_and_counted",
-    "test_a_broken_stream_and_a_dropped_connection_cost_a_retry",
-    "test_search_fault_through_a_full_run",
-}
+# The tests' folders say what kind each is: ``unit/`` needs nothing running, ``flows/`` runs
+# ponder through the scripted rig in this process, ``slow/`` needs a real model, a server, a
+# browser or other processes and is left out of `make check`. A test elsewhere is slow
+# because a fixture above starts something heavy, because it runs a process in ``workdir``,
+# or because it is marked ``tiny`` (a real tiny model).
+SLOW_FOLDER = Path(__file__).parent / "slow"
+PROCESS_FIXTURES = {"workdir"}
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """`make check` (-m "not slow") does not import the slow modules at all: several load the
-    MCP SDK or a server's client, which cost each worker a second before any test runs."""
-    if config.getoption("markexpr") == "not slow" and collection_path.stem in SLOW_MODULES:
+    """`make check` (-m "not slow") does not even import ``slow/``: several of its modules
+    load the MCP SDK or a server's client, which cost each worker a second."""
+    if config.getoption("markexpr") == "not slow" and collection_path == SLOW_FOLDER:
         return True
     return None
 
@@ -68,12 +55,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
             item.add_marker(pytest.mark.xdist_group(groups[0]))
         elif (
-            item.get_closest_marker("tiny") is not None
-            or item.module.__name__ in SLOW_MODULES
-            or SLOW_FIXTURES & set(item.fixturenames)
-            or item.originalname in SLOW_TESTS
+            SLOW_FOLDER in item.path.parents
+            or item.get_closest_marker("tiny") is not None
+            or PROCESS_FIXTURES & set(item.fixturenames)
         ):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """A folder for a separate process (the `ponder` command, another Python) to run in: a
+    test that asks for it is slow wherever it lives."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    return folder
 
 
 @pytest.fixture(autouse=True)

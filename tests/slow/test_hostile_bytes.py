@@ -19,7 +19,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from hostile_site import (
+from support import Site, UiServer, respond
+from support.hostile_site import (
     gzip_bomb,
     hostile_settings,
     hostile_site,
@@ -29,7 +30,6 @@ from hostile_site import (
     script_flood,
     title_flood,
 )
-from support import Site, UiServer, respond
 
 from ponder import aresearch
 from ponder.services.text import sandbox
@@ -76,7 +76,7 @@ async def test_stacked_encodings_are_refused_and_one_layer_inflates_no_further_t
 ) -> None:
     stacked = await read(site, "/page/gzip-bomb")
     assert stacked.reason is not None and "stacked content encodings" in stacked.reason
-    from hostile_site import encoded
+    from support.hostile_site import encoded
 
     site.routes["/bomb/one-layer"] = encoded(gzip_bomb(256 << 20, layers=1), "gzip")
     tracemalloc.start()

@@ -14,8 +14,8 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_dev import langgraph_cli, langgraph_dev
 from support import Site, respond, write_corpus
+from support.langgraph_dev import langgraph_cli, langgraph_dev
 
 from ponder.testing import Rig, ScriptedBackend
 

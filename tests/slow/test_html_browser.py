@@ -12,7 +12,7 @@ from ponder import research
 from ponder.interfaces.html import render_html
 from ponder.testing import Rig
 
-OUTPUT = Path(__file__).resolve().parent.parent / "test-output"
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
 
 
 def test_a_citation_shows_its_passage_on_hover_and_marks_it_on_click(

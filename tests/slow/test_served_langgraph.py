@@ -10,8 +10,8 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_dev import TOKENS, Team
 from support import TAVILY_KEY, TavilyServer
+from support.langgraph_dev import TOKENS, Team
 
 from ponder.testing import ScriptedBackend
 

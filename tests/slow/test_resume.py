@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 ROUNDS = 2  # the kill lands in round 2; round 1 is complete by then
 DELAY = 0.5  # seconds per model call: a window to kill in
 

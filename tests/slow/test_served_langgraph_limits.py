@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_dev import TEAM_MAX_LOOPS, TEAM_RUNS, TOKENS, Team
 from support import ask_once
+from support.langgraph_dev import TEAM_MAX_LOOPS, TEAM_RUNS, TOKENS, Team
 from test_served_langgraph import detail_of, refused, status_of
 
 from ponder import aresearch

@@ -1,4 +1,4 @@
-"""MCP tools as research sources: a server started by the tests (tests/servers/tidebook.py)
+"""MCP tools as research sources: a server started by the tests (tests/support/servers/tidebook.py)
 serves a search tool; hybrid search calls it through the official MCP client, and a run
 cites what it returned as mcp://server/tool. A failing or hanging server is a backend
 failure, never a crash."""
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import SERVERS
 from test_faults_search import Engine, patch_ddgs
 
 from ponder import aresearch
@@ -20,7 +21,7 @@ from ponder.settings.configuration import Configuration
 from ponder.settings.mcp_servers import McpServerSpec
 from ponder.testing import Rig
 
-TIDEBOOK = str(Path(__file__).parent / "servers" / "tidebook.py")
+TIDEBOOK = str(SERVERS / "tidebook.py")
 
 
 def tidebook(**extra: Any) -> dict[str, Any]:

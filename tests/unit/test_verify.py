@@ -7,9 +7,9 @@ the ground truth — which page says what — is known without writing a single 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from support import SAMPLES
 
 from ponder.core.sources import Source
 from ponder.services.report.claims import claims
@@ -127,9 +127,9 @@ def test_a_notice_every_page_carries_supports_nothing_one_page_alone_does(
 def test_sentences_that_restate_the_question_do_not_ground_a_text(
     sources: list[Source],
 ) -> None:
-    # SmolLM2's second attempt at a json question (recorded, tests/samples): its only
+    # SmolLM2's second attempt at a json question (recorded, tests/support/samples): its only
     # "supported" lines are the question asked back and a heading made of its words.
-    sample = (Path(__file__).parent / "samples" / "smollm2-json.md").read_text(encoding="utf-8")
+    sample = (SAMPLES / "smollm2-json.md").read_text(encoding="utf-8")
     second = sample.split("## Model text 2")[1]
     kept = ("JSON Files in Python", "Reading from File", "with Python is possible")
     text = "\n\n".join(
@@ -157,9 +157,9 @@ def test_a_page_and_its_mirror_still_support_what_they_say(sources: list[Source]
 def test_a_loop_that_changes_a_word_each_time_is_not_kept_as_a_beginning() -> None:
     from ponder.services.report.grounding import Grounding
 
-    # SmolLM2's answer (recorded, tests/samples): the same sentence five times with
+    # SmolLM2's answer (recorded, tests/support/samples): the same sentence five times with
     # "options and" in or out, which the stream check caught only late.
-    sample = (Path(__file__).parent / "samples" / "smollm2-argparse.md").read_text("utf-8")
+    sample = (SAMPLES / "smollm2-argparse.md").read_text("utf-8")
     written = sample.split("## Model text 1")[1].split("\n", 2)[2].strip()
     before_the_stop = written.rsplit(" ", 1)[0]
     evidence = Evidence([page_source(1, "getopt"), page_source(2, "argparse")])
@@ -220,13 +220,13 @@ def test_a_short_sentence_goes_to_the_one_source_that_holds_it_or_keeps_a_shared
 
 
 def test_made_up_addresses_are_no_evidence_that_a_text_rests_on_its_sources() -> None:
-    """The tiny model's demo report (recorded, tests/samples) is page labels and invented
+    """The tiny model's demo report (recorded, tests/support/samples) is page labels and invented
     addresses, a few cited [1]: the json page "supported" them by its own address's words.
     A bare address claims nothing, so nothing in that text rests on a source."""
     from ponder.services.report.composer import compose_report
     from ponder.testing.corpus import pydoc_text
 
-    sample = (Path(__file__).parent / "samples" / "gemma3-json-addresses.md").read_text("utf-8")
+    sample = (SAMPLES / "gemma3-json-addresses.md").read_text("utf-8")
     body = sample.split("\n", 1)[1].split("## Sources")[0]
     topic = "How do I read and write JSON files in Python?"
     page: Source = {

@@ -14,6 +14,10 @@ from urllib.parse import urlsplit
 
 from ponder.testing import replies
 
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
+SAMPLES = Path(__file__).parent / "samples"  # texts real small models wrote, recorded
+SERVERS = Path(__file__).parent / "servers"  # programs the tests start (an MCP server)
+
 
 def make_pdf(lines: list[str]) -> bytes:
     """A minimal one-page PDF whose text pypdf can extract."""
@@ -260,7 +264,7 @@ def python_docs() -> Any:
     from ponder.testing.pydocs import DocsMissing, html_root
 
     try:
-        return html_root(Path(__file__).resolve().parent.parent / ".cache")
+        return html_root(Path(__file__).resolve().parents[2] / ".cache")
     except DocsMissing as exc:
         pytest.fail(str(exc))
 

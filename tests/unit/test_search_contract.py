@@ -1,6 +1,6 @@
 """The contract every search backend honours: result shape, empty results, failures,
 cancellation. Each backend is driven at its own boundary (a fake transport, patched ddgs,
-a written corpus; Wikipedia and arXiv answer as tests/public_apis.py's servers do), never
+a written corpus; Wikipedia and arXiv answer as tests/support/public_apis.py's servers do), never
 through the internet."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from ddgs.exceptions import DDGSException
+from support import SERVERS
 
 from ponder.services.search import arxiv as arxiv_module
 from ponder.services.search import duckduckgo
@@ -63,8 +64,8 @@ def searxng(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Searc
 
 
 def _public_api(answer: Any, mode: str) -> httpx.MockTransport:
-    """A transport answering as the local API servers of tests/public_apis.py do."""
-    from public_apis import FakeApi, Request
+    """A transport answering as the local API servers of tests/support/public_apis.py do."""
+    from support.public_apis import FakeApi, Request
 
     fake = FakeApi.__new__(FakeApi)  # its answers only, no server
     fake.mode, fake.queue, fake.url = mode, [], "http://api.invalid"
@@ -80,7 +81,7 @@ def _public_api(answer: Any, mode: str) -> httpx.MockTransport:
 
 
 def wikipedia(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
-    from public_apis import mediawiki
+    from support.public_apis import mediawiki
 
     fake_mode = {"failing": "badvalue"}.get(mode, mode)
     return WikipediaSearch(
@@ -89,7 +90,7 @@ def wikipedia(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sea
 
 
 def arxiv(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
-    from public_apis import arxiv as feed
+    from support.public_apis import arxiv as feed
 
     monkeypatch.setattr(arxiv_module, "PACE", Pace(0.0))  # the three seconds: test_search_public
     fake_mode = {"failing": "error"}.get(mode, mode)
@@ -162,11 +163,11 @@ def tavily(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Search
     return TavilySearch("http://tavily.invalid", api_key="tvly-contract")
 
 
-TIDEBOOK = str(Path(__file__).parent / "servers" / "tidebook.py")
+TIDEBOOK = str(SERVERS / "tidebook.py")
 
 
 def mcp(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:
-    """A real MCP server over stdio (tests/servers/tidebook.py), through the mcp SDK."""
+    """A real MCP server over stdio (tests/support/servers/tidebook.py), through the mcp SDK."""
     command = {
         "failing": [sys.executable, "-c", "raise SystemExit(3)"],  # dies before it answers
         "slow": [sys.executable, "-c", "import time; time.sleep(30)"],  # never answers

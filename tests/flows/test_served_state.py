@@ -3,7 +3,7 @@ allow: a round count, supervisor round or question count the graph never writes 
 work instead of extending it; a round searches at most queries_per_round queries and a
 supervisor round sends at most max_concurrent_researchers researchers, whatever the state
 holds; a served run's recursion_limit cannot exceed what any run needs. (LangGraph Server's
-handler refuses such writes first: tests/test_served_langgraph.py; these hold without it.)"""
+handler refuses such writes first: tests/slow/test_served_langgraph.py; these hold without it.)"""
 
 from __future__ import annotations
 

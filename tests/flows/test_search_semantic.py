@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ponder.services.search.local.fusion import fuse
 from support import over_corpus
 
 from ponder import research
@@ -22,6 +21,7 @@ from ponder.interfaces.cli import main
 from ponder.interfaces.doctor import run_checks
 from ponder.services.search import Embedder, FolderIndexes, LocalIndex, index_status, make_search
 from ponder.services.search.local.embeddings import BATCH, prefixes, same_model
+from ponder.services.search.local.fusion import fuse
 from ponder.services.search.local.index import index_path
 from ponder.settings.configuration import Configuration
 from ponder.testing import EMBED_MODEL, Rig, ScriptedBackend, TrigramEmbedder
@@ -350,7 +350,7 @@ class Reindexing(Embedder):
 
 
 def test_a_passage_changed_while_it_was_embedded_gets_no_stale_vector(
-    tmp_path: Path, embed_rig: Rig
+    tmp_path: Path, embed_rig: Rig, workdir: Path
 ) -> None:
     folder = tmp_path / "small"
     folder.mkdir()
@@ -363,9 +363,9 @@ def test_a_passage_changed_while_it_was_embedded_gets_no_stale_vector(
         id (ids are max + 1), so the whale vector would fit the glacier's id."""
         script = f"from ponder.services.search import index; index([{str(folder)!r}])"
         (folder / "z.txt").unlink()
-        subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+        subprocess.run([sys.executable, "-c", script], cwd=workdir, check=True, timeout=60)
         (folder / "w.txt").write_text("Glaciers carve valleys.\n", encoding="utf-8")
-        subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+        subprocess.run([sys.executable, "-c", script], cwd=workdir, check=True, timeout=60)
 
     local.embed(Reindexing(EMBED_MODEL, embed_rig.url, rewrite))
     assert local.status().embedded == 0  # the whale vector was not given to the glacier

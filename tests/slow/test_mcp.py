@@ -20,7 +20,7 @@ from support import ask_once
 
 from ponder.testing import Rig, ScriptedBackend
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def server_env(rig: Rig, corpus: Path, tmp_path: Path) -> dict[str, str]:

@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ponder.testing import Rig, ScriptedBackend
 from support import TAVILY_KEY, TavilyServer, write_corpus
 
-from ponder.testing import Rig, ScriptedBackend
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 90
 API_LINE = re.compile(r"API:\s*(?:\x1b\[[0-9;]*m)*(http://127\.0\.0\.1:(\d+))")
 

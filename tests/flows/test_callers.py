@@ -20,7 +20,7 @@ from ponder.settings.run_settings import SERVED_KEY, run_configuration
 from ponder.settings.settable import Caller, settable_by
 from ponder.testing import Rig, ScriptedBackend
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # A value for every operator field that a hostile caller might send. A new operator field
 # must add one here (the first test says so), and so is tested like the others.

@@ -27,7 +27,7 @@ from ponder import (
 from ponder.core.events import EventKind
 from ponder.testing import ChatRequest, Rig, ScriptedBackend
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def settings(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """Wikipedia and arXiv at their boundary: local servers speaking the Action API and the Atom
-query API (tests/public_apis.py), with their error shapes, their rules (a User-Agent,
+query API (tests/support/public_apis.py), with their error shapes, their rules (a User-Agent,
 maxlag, one arXiv request every three seconds), caching, and runs that cite them."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from public_apis import FakeApi, arxiv, mediawiki
+from support.public_apis import FakeApi, arxiv, mediawiki
 
 from ponder import aresearch
 from ponder.services.search import arxiv as arxiv_module
@@ -74,7 +74,7 @@ async def test_wikipedia_says_who_is_asking(wiki: FakeApi) -> None:
 
 
 def test_empty_sections_are_left_out_and_the_lead_is_kept() -> None:
-    from public_apis import ARTICLES
+    from support.public_apis import ARTICLES
 
     found = sections(ARTICLES["Tide"])
     assert [h for h, _ in found] == ["Lead", "Causes", "Spring and neap tides"]

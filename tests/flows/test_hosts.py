@@ -214,7 +214,7 @@ async def test_a_waiting_call_takes_a_host_whose_rest_ended(
 
 
 def test_several_hosts_run_from_the_command_line(
-    two_rigs: tuple[Rig, Rig], corpus: Path, tmp_path: Path
+    two_rigs: tuple[Rig, Rig], corpus: Path, workdir: Path
 ) -> None:
     """Several hosts in PONDER_OLLAMA_BASE_URL serve a run; a list in OLLAMA_HOST, which the
     ollama package reads itself, stops the command with the fix before anything starts."""
@@ -223,20 +223,20 @@ def test_several_hosts_run_from_the_command_line(
     import sys
 
     first, second = two_rigs
-    src = Path(__file__).resolve().parents[1] / "src"
+    src = Path(__file__).resolve().parents[2] / "src"
     env = {**os.environ, "PYTHONPATH": str(src)}
     hosts = f"{first.url},{second.url}"
     flags = ["--model", "scripted", "--search", "local", "--docs", str(corpus), "--mode", "loop"]
     command = [sys.executable, "-m", "ponder", "How do tides work?", *flags, "--loops", "1"]
     done = subprocess.run(
-        command, cwd=tmp_path, env={**env, "PONDER_OLLAMA_BASE_URL": hosts},
+        command, cwd=workdir, env={**env, "PONDER_OLLAMA_BASE_URL": hosts},
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert first.chat_log() and second.chat_log()
     calls = len(first.chat_log()) + len(second.chat_log())
     refused = subprocess.run(
-        command, cwd=tmp_path, env={**env, "OLLAMA_HOST": hosts},
+        command, cwd=workdir, env={**env, "OLLAMA_HOST": hosts},
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert refused.returncode == ExitCode.USAGE, refused.stderr

@@ -26,7 +26,7 @@ from support import UiServer, ask_once, free_port, tiny_settings
 from ponder.interfaces.ui.manager import FLUSH_SECONDS
 from ponder.testing import Rig, ScriptedBackend
 
-OUTPUT = Path(__file__).resolve().parent.parent / "test-output"
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
 WAIT = 20_000  # ms: a scripted run takes a few seconds; a failure should not take minutes
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from support import UiServer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_installed_wheel_serves_the_page_with_its_assets(tmp_path: Path, browser: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from support import SAMPLES
 
 from ponder.prompts import REPORT_SYSTEM, SUMMARY_SYSTEM
 from ponder.services.model import guard
@@ -216,16 +217,15 @@ def test_code_blocks_may_repeat_lines_a_report_may_not() -> None:
 
 
 def test_a_block_of_code_repeated_whole_is_a_loop_the_docs_code_is_not() -> None:
-    """SmolLM2's bisect answer (recorded, tests/samples) repeats two lines of code eight
+    """SmolLM2's bisect answer (recorded, tests/support/samples) repeats two lines of code eight
     times and was kept whole; the Python docs' own code blocks, which repeat a line now and
     then (a worker's output, a message tree's leaves), still pass but for one."""
     import html
     import re
-    from pathlib import Path
 
     from support import python_docs
 
-    sample = (Path(__file__).parent / "samples" / "smollm2-bisect.md").read_text("utf-8")
+    sample = (SAMPLES / "smollm2-bisect.md").read_text("utf-8")
     written = sample.split("## Model text 1")[1].split("\n", 2)[2].split("\n## The report")[0]
     found = guard.problem(written)
     assert found is not None and "code is repeated" in found.reason

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph_dev import TOKENS, Team
 from support import ask_once
+from support.langgraph_dev import TOKENS, Team
 
 from ponder import aresearch
 from ponder.api import ClarificationNeeded

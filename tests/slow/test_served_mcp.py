@@ -30,7 +30,7 @@ from test_mcp import text_of
 from ponder import aresearch
 from ponder.testing import Rig, ScriptedBackend
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 TOKEN = "mcp-token-5b9d"
 SECRET = "secret-ledger-4417"
 
