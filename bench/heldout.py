@@ -1,0 +1,242 @@
+"""Held-out questions, written by people for another purpose: the Python FAQ.
+
+The questions of Debian's python3.11-doc FAQ pages (``faq/library.html``,
+``faq/programming.html``) whose answers link one or two library pages: those pages are the
+gold pages, and the FAQ pages themselves are left out of the corpus. Nobody at ponder wrote
+these questions, and no rule of ponder's was fitted to them.
+
+Each set is split in two by a fixed rule (the first byte of the question's SHA-1: even is
+the development half, odd the test half). Tune on the development half only; the test half
+is read, never tuned on.
+
+Each question is researched as a new user would (``mode=loop``, ``max_loops=2``, defaults
+otherwise) over both search shapes users have:
+- ``local``: ``search=local`` over the real HTML docs (every page in a folder, FAQ left out);
+- ``web``: a SearXNG-shaped server over the same pages, answering with snippets only (most
+  web search gives a snippet, not a page). Its ranking is SQLite FTS5's own BM25 over the
+  pages' text, not ponder's, as a web engine's would be its own.
+
+Recorded per question: the gold pages among the run's sources (found), among the report's
+citations (cited), and the tokens. A found-but-uncited gold page counts as a failure.
+
+Run: ``python bench/heldout.py [--backend tiny|scripted] [--shape local|web|all]
+[--half dev|test|all] [--limit N] [--out FILE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from faq_engine import SearxngEngine
+from quality import make_backend
+from workspace import ROOT, isolated
+
+SHAPES = ("local", "web")
+DOCS_URL = "https://docs.python.org/3.11/"
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    pages: tuple[str, ...]  # the library pages its answer links (one or two)
+    faq: str  # the FAQ page it comes from
+
+    @property
+    def half(self) -> str:
+        return "dev" if hashlib.sha1(self.text.encode()).digest()[0] % 2 == 0 else "test"
+
+
+def docs_root() -> Path:
+    from ponder.testing.pydocs import html_root
+
+    return Path(html_root(ROOT / ".cache"))
+
+
+def faq_questions(root: Path) -> list[Question]:
+    """Every FAQ question whose own answer (not a nested one's) links one or two library
+    pages, once each."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    found: dict[str, Question] = {}
+    for faq in ("faq/library.html", "faq/programming.html"):
+        tree = LexborHTMLParser((root / faq).read_text(encoding="utf-8"))
+        for section in tree.css("section"):
+            heading = section.css_first("h3")
+            if heading is None or heading.parent != section:
+                continue
+            for nested in section.css("section"):
+                if nested != section:
+                    nested.decompose()
+            text = " ".join(heading.text().replace("¶", "").split())
+            pages = sorted(
+                {
+                    m.group(1)
+                    for a in section.css("a[href]")
+                    if (m := re.match(r"\.\./library/([\w.]+)\.html", a.attributes["href"] or ""))
+                }
+            )
+            if 1 <= len(pages) <= 2 and text not in found and "index" not in pages:
+                found[text] = Question(text, tuple(pages), faq)
+    return list(found.values())
+
+
+def build_corpus(root: Path, folder: Path) -> int:
+    """The docs' pages in their sections' folders, FAQ and top-level indexes left out."""
+    count = 0
+    for page in root.rglob("*.html"):
+        relative = page.relative_to(root)
+        if len(relative.parts) < 2 or relative.parts[0] in ("faq", "_static", "_sources"):
+            continue
+        target = folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(page, target)
+        count += 1
+    return count
+
+
+def page_of(url: str) -> str:
+    """The library page a source is: ``json`` for …/library/json.html, else ''."""
+    match = re.search(r"library/([\w.]+)\.html", url)
+    return match.group(1) if match else ""
+
+
+async def run_question(question: Question, settings: dict[str, Any]) -> dict[str, Any]:
+    from ponder import aresearch
+
+    started = time.perf_counter()
+    report = await aresearch(question.text, **settings)
+    found = {page_of(s.url) for s in report.sources}
+    cited = {page_of(s.url) for s in report.cited_sources()}
+    stats = report.stats
+    return {
+        **asdict(question),
+        "half": question.half,
+        "found": [p for p in question.pages if p in found],
+        "cited": [p for p in question.pages if p in cited],
+        "tokens": stats.prompt_tokens + stats.completion_tokens,
+        "sources": len(report.sources),
+        "extractive": stats.extractive_report,
+        "wall_seconds": round(time.perf_counter() - started, 2),
+    }
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per half, one-page and two-page questions apart: found and cited, tokens."""
+    out: dict[str, Any] = {}
+    for half in ("dev", "test"):
+        for size, name in ((1, "one_page"), (2, "two_pages")):
+            group = [r for r in rows if r["half"] == half and len(r["pages"]) == size]
+            if not group:
+                continue
+            out[f"{half}_{name}"] = {
+                "questions": len(group),
+                "found_all": sum(len(r["found"]) == size for r in group),
+                "cited_all": sum(len(r["cited"]) == size for r in group),
+                "tokens_per_question": round(statistics.mean(r["tokens"] for r in group)),
+            }
+    return out
+
+
+def run_heldout(
+    kind: str, shapes: tuple[str, ...], halves: tuple[str, ...], limit: int | None, log: Any
+) -> dict[str, Any]:
+    from ponder.testing import Rig
+
+    root = docs_root()
+    questions = [q for q in faq_questions(root) if q.half in halves][:limit]
+    work = Path(tempfile.mkdtemp(prefix="ponder-heldout-"))
+    corpus = work / "docs"
+    pages = build_corpus(root, corpus)
+    results: dict[str, Any] = {"corpus_pages": pages, "questions": len(questions)}
+    with make_backend(kind) as (backend, model), Rig(backend, models=(model,)) as rig:
+        base = {"model": model, "ollama_base_url": rig.url, "mode": "loop", "max_loops": 2}
+        for shape in shapes:
+            rows = []
+            with _search(shape, corpus) as search:
+                for question in questions:
+                    row = asyncio.run(run_question(question, {**base, **search}))
+                    rows.append(row)
+                    if log:
+                        log(_line(kind, shape, row))
+            results[shape] = {"summary": summarise(rows), "questions": rows}
+    return results
+
+
+class _search:
+    """The search settings of a shape, and the web engine's server while it is needed."""
+
+    def __init__(self, shape: str, corpus: Path) -> None:
+        self.shape, self.corpus, self.engine = shape, corpus, None
+
+    def __enter__(self) -> dict[str, Any]:
+        if self.shape == "local":
+            return {"search": "local", "docs": [str(self.corpus)]}
+        self.engine = SearxngEngine(self.corpus, DOCS_URL).start()
+        return {"search": "searxng", "searxng_url": self.engine.url}
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.engine is not None:
+            self.engine.close()
+
+
+def _line(kind: str, shape: str, row: dict[str, Any]) -> str:
+    size = len(row["pages"])
+    verdict = "cited" if len(row["cited"]) == size else "found" if row["found"] else "missed"
+    return (
+        f"{kind}/{shape}/{row['half']}: {verdict:<6} {','.join(row['pages']):<28} "
+        f"{row['tokens']:>6} tokens  {row['text'][:70]}"
+    )
+
+
+def table_rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = []
+    for shape in SHAPES:
+        summary = (figures.get(shape) or {}).get("summary") or {}
+        for key, m in summary.items():
+            rows.append(
+                (
+                    f"held-out FAQ, {shape}, {key.replace('_', ' ')}",
+                    f"found {m['found_all']}/{m['questions']}, cited {m['cited_all']}/"
+                    f"{m['questions']}, {m['tokens_per_question']} tokens per question",
+                )
+            )
+    return rows
+
+
+def _log(message: str) -> None:
+    print(f"  {message}", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench/heldout.py")
+    parser.add_argument("--backend", choices=["scripted", "tiny"], default="tiny")
+    parser.add_argument("--shape", choices=[*SHAPES, "all"], default="all")
+    parser.add_argument("--half", choices=["dev", "test", "all"], default="all")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    parser.add_argument("--out", type=Path, default=None, help="write the figures here")
+    args = parser.parse_args(argv)
+    shapes = SHAPES if args.shape == "all" else (args.shape,)
+    halves = ("dev", "test") if args.half == "all" else (args.half,)
+    with isolated("ponder-heldout-home-"):
+        results = run_heldout(args.backend, shapes, halves, args.limit, _log)
+    for shape in shapes:
+        print(shape, json.dumps(results[shape]["summary"]))
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
