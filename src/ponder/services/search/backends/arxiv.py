@@ -36,7 +36,7 @@ register(
     SearchPlugin(
         SearchBackendInfo(
             name="arxiv",
-            summary="arXiv's papers: abstracts, and the PDFs' text with fetch_full_page",
+            summary="arXiv's papers: abstracts, and the PDFs' text with `fetch_full_page`",
             settings=("arxiv_url", "fetch_full_page", "allow_private_urls"),
             order=70,
             hybrid=True,

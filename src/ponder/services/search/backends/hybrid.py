@@ -56,7 +56,7 @@ register(
         SearchBackendInfo(
             name="hybrid",
             note="all of them",
-            summary="your documents, each backend marked hybrid below and MCP tools, at once",
+            summary="your documents, each backend marked *in `hybrid`* and MCP tools, at once",
             settings=("docs", "mcp_servers"),
             order=40,
             everything=True,
