@@ -37,7 +37,7 @@ class SearchBackendInfo(NamedTuple):
 
 
 _REGISTERED: dict[str, SearchBackendInfo] = {}
-_PACKAGES: list[str] = []  # where backends live, imported before the first look-up
+_PACKAGES: list[str] = []  # where backends live: imported before each look-up
 
 
 def discover(package: str) -> None:
@@ -72,13 +72,10 @@ def get(name: str) -> SearchBackendInfo:
 
 
 def _load() -> None:
-    while _PACKAGES:
-        package = _PACKAGES.pop(0)  # first, so a look-up while it loads cannot recurse
-        try:
-            importlib.import_module(package)
-        except BaseException:
-            _PACKAGES.insert(0, package)
-            raise
+    """Each package imported (at once when it is already): a thread that looks up while
+    another imports it waits for the import to finish, under the import system's lock."""
+    for package in _PACKAGES:
+        importlib.import_module(package)
 
 
 def described() -> str:
