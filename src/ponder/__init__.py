@@ -13,6 +13,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ponder.settings import search_backends as _search_backends
+
+# The search backends register themselves; the root, which every import passes through,
+# says where they live, so the settings list them without importing services.
+_search_backends.discover("ponder.services.search.backends")
+
 if TYPE_CHECKING:
     from ponder.api import (
         aresearch,

@@ -20,22 +20,24 @@ TOPIC = "How do tides work?"
 
 
 async def test_every_search_backend_and_mode_is_offered_by_each_way_in() -> None:
-    """One list of names (ponder.settings.choices): the CLI accepts each, Configuration takes
-    it, the MCP tool offers exactly them; an unknown name is a usage error."""
+    """One list of names (the modes in ponder.settings.choices, the search backends as they
+    registered): the CLI accepts each, Configuration takes it, the MCP tool offers exactly
+    them; an unknown name is a usage error."""
     from ponder.interfaces.mcp.server import build_server
-    from ponder.settings.choices import MODES, SEARCH_NAMES
+    from ponder.settings.choices import MODES
     from ponder.settings.configuration import Configuration
+    from ponder.settings.search_backends import names
 
     parser = cli.build_parser()
     tools = {tool.name: tool for tool in await build_server().list_tools()}
     offered = tools["research"].input_schema["properties"]
-    for name in SEARCH_NAMES:
+    for name in names():
         args = parser.parse_args(cli.with_default_command(["q", "--search", name]))
         assert args.search == name
         assert Configuration.create(search=name).search == name
     for mode in MODES:
         assert parser.parse_args(cli.with_default_command(["q", "--mode", mode])).mode == mode
-    assert offered["search"]["anyOf"][0]["enum"] == list(SEARCH_NAMES)
+    assert offered["search"]["anyOf"][0]["enum"] == list(names())
     assert offered["mode"]["anyOf"][0]["enum"] == list(MODES)
     with pytest.raises(SystemExit):
         parser.parse_args(cli.with_default_command(["q", "--search", "altavista"]))

@@ -22,31 +22,18 @@ def model_server(config: Configuration, url: str) -> ModelServer:
 
 def search_ready(config: Configuration) -> None:
     """Raise SearchError when the configured search cannot work at all (no Tavily key)."""
-    if "tavily" in config.searches:
-        from ponder.services.search.tavily import tavily_key
+    from ponder.services.search.registry import ready
 
-        tavily_key()
-
-
-async def searxng_answers(config: Configuration) -> None:
-    """Ask the configured SearXNG for one result; SearchBackendError when it cannot."""
-    from ponder.services.search import SearxngSearch
-
-    await SearxngSearch(config.searxng_url).search("ponder", 1)
+    ready(config)
 
 
-def wikipedia_url(config: Configuration) -> str:
-    """The MediaWiki API a run would ask (the configured edition, English when unset)."""
-    from ponder.services.search.language import edition_url
+def search_verdicts(config: Configuration) -> list[tuple[bool, str]]:
+    """Whether each backend the configured search uses can be reached, and what to do when
+    it cannot: the documents first, then each backend in its order (hybrid: each it
+    includes), as its own module checks it."""
+    from ponder.services.search.registry import verdicts
 
-    return edition_url(config.wikipedia_url, config.wikipedia_lang or "en")
-
-
-def user_agent() -> str:
-    """The User-Agent ponder's public-API backends send."""
-    from ponder.services.search.public_api import user_agent as agent
-
-    return agent()
+    return list(verdicts(config))
 
 
 def e5_package(embed_model: str) -> str | None:

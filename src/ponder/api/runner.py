@@ -26,7 +26,7 @@ def warm_up() -> None:
     for module in (
         "ponder.graphs.main",
         "ponder.services.storage.checkpoints",
-        "ponder.services.search",
+        "ponder.services.search.factory",
         "ponder.services.web.reader",
         "langchain_ollama",
     ):

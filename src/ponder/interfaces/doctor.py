@@ -2,8 +2,8 @@
 
 Checks, in order: Ollama reachable at the configured URL, which models are pulled, the
 configured model(s) among them, the embedder when semantic search is on (an Ollama model,
-or e5-small inside ponder), each search backend reachable, the local index up to date (and
-embedded).
+or e5-small inside ponder), each search backend reachable (as its own module checks it),
+the local index up to date (and embedded).
 The exit code is that of the first failed check (3 Ollama, 4 model, 6 search), else 0;
 a stale index is only a warning because a run refreshes it by itself.
 """
@@ -13,23 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import httpx
-
-from ponder.api.probe import e5_package, model_server, searxng_answers, user_agent, wikipedia_url
+from ponder.api.probe import e5_package, model_server, search_verdicts
 from ponder.core.errors import (
     ExitCode,
     ModelNotFoundError,
     ModelServerRefusedError,
     ModelServerUnavailableError,
     OllamaUnavailableError,
-    SearchBackendError,
 )
 from ponder.settings.configuration import Configuration
 
 Outcome = Literal["ok", "warn", "fail"]
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
-TIMEOUT = 5.0
-DUCKDUCKGO_URL = "https://html.duckduckgo.com/html/"
 
 
 @dataclass
@@ -180,72 +175,11 @@ def has_model(name: str, pulled: list[str]) -> bool:
 
 
 def search_checks(config: Configuration) -> list[Check]:
-    names = set(config.searches)
-    every = "hybrid" in names
-    checks: list[Check] = []
-    if every or "local" in names:
-        checks.append(docs_check(config))
-    if every or "duckduckgo" in names:
-        checks.append(duckduckgo_check())
-    if "searxng" in names:
-        checks.append(searxng_check(config))
-    if every or "wikipedia" in names:
-        checks.append(web_check("Wikipedia", wikipedia_url(config)))
-    if every or "arxiv" in names:
-        checks.append(web_check("arXiv", config.arxiv_url))
-    return checks
-
-
-def docs_check(config: Configuration) -> Check:
-    from pathlib import Path
-
-    if not config.docs:
-        return Check(
-            "fail",
-            f"search={config.search} needs your documents — pass --docs PATH (or set PONDER_DOCS).",
-            ExitCode.SEARCH,
-        )
-    missing = [p for p in config.docs if not Path(p).expanduser().exists()]
-    if missing:
-        return Check(
-            "fail",
-            f"Document path(s) missing: {', '.join(missing)} — check --docs.",
-            ExitCode.SEARCH,
-        )
-    return Check("ok", f"Local documents: {', '.join(config.docs)}")
-
-
-def duckduckgo_check() -> Check:
-    return web_check("DuckDuckGo", DUCKDUCKGO_URL)
-
-
-def web_check(name: str, url: str) -> Check:
-    """Whether a public search service answers at all (``url`` is its address)."""
-    fix = "check the network, or search your own documents with --search local --docs PATH"
-    try:  # Wikimedia refuses clients that do not say who they are
-        response = httpx.get(
-            url, timeout=TIMEOUT, follow_redirects=True, headers={"User-Agent": user_agent()}
-        )
-    except httpx.HTTPError as exc:
-        return Check(
-            "fail", f"{name} is not reachable ({type(exc).__name__}) — {fix}.", ExitCode.SEARCH
-        )
-    if response.status_code >= 400:
-        message = f"{name} answered HTTP {response.status_code} — {fix}."
-        return Check("fail", message, ExitCode.SEARCH)
-    return Check("ok", f"{name} is reachable")
-
-
-def searxng_check(config: Configuration) -> Check:
-    """Asked through ponder's SearXNG backend, so its errors are the ones a run would meet."""
-    import asyncio
-
-    fix = f"start SearXNG at {config.searxng_url} (JSON format enabled) or choose another --search"
-    try:
-        asyncio.run(searxng_answers(config))
-    except SearchBackendError as exc:
-        return Check("fail", f"{exc} — {fix}.", ExitCode.SEARCH)
-    return Check("ok", "SearXNG is reachable")
+    """Each backend the search uses, as its own module checks it."""
+    return [
+        Check("ok", message) if ok else Check("fail", message, ExitCode.SEARCH)
+        for ok, message in search_verdicts(config)
+    ]
 
 
 # -- index -------------------------------------------------------------------------------

@@ -33,9 +33,9 @@ from pydantic import ValidationError
 
 from ponder.core.errors import CallerRefusedError
 from ponder.settings.ceilings import above_ceiling, lowered_to_ceilings
-from ponder.settings.choices import search_names
 from ponder.settings.configuration import Configuration
 from ponder.settings.paths import path_problem
+from ponder.settings.search_backends import parse as search_names
 from ponder.settings.settable import settable_by
 
 # Where the operator sets a field, when it is not PONDER_<FIELD>.

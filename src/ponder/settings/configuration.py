@@ -27,7 +27,8 @@ from pydantic import (
 )
 
 from ponder.core.errors import ConfigurationError
-from ponder.settings.choices import Mode, Provider, SearchName, search_choice
+from ponder.settings import search_backends
+from ponder.settings.choices import Mode, Provider
 from ponder.settings.environment import PATH_LISTS, field_values, ollama_host
 from ponder.settings.mcp_servers import McpServerSpec
 from ponder.settings.ollama_host import DEFAULT_OLLAMA_URL, normalise_hosts
@@ -117,8 +118,7 @@ class Configuration(BaseModel):
     )
     search: Caller[str] = Field(
         "duckduckgo",
-        description="Search backend: duckduckgo, searxng, local (your documents), hybrid (all "
-        "of them), tavily (needs TAVILY_API_KEY), wikipedia or arxiv; several at once "
+        description=f"Search backend: {search_backends.described()}; several at once "
         "comma-separated (a list in Python), e.g. wikipedia,arxiv.",
         json_schema_extra={"examples": ["duckduckgo", "wikipedia,arxiv"]},
     )
@@ -214,7 +214,7 @@ class Configuration(BaseModel):
         "symlinks that lead out of a document folder. Off: they are skipped, and a caller "
         "may not name them.",
     )
-    caller_searches: Operator[list[SearchName] | None] = Field(
+    caller_searches: Operator[list[search_backends.SearchName] | None] = Field(
         None,
         description="On a shared server: the search backends a caller may choose. Unset: the "
         "operator's own search, plus local when there are document roots.",
@@ -291,7 +291,7 @@ class Configuration(BaseModel):
     @classmethod
     def _search_names(cls, value: Any) -> Any:
         """One name, or several (``"wikipedia,arxiv"`` or a list): kept as ``"a,b"``."""
-        return search_choice(value) if isinstance(value, str | list | tuple) else value
+        return search_backends.choice(value) if isinstance(value, str | list | tuple) else value
 
     @property
     def searches(self) -> list[str]:

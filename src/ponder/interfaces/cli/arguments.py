@@ -1,7 +1,8 @@
 """The ``ponder`` command's arguments: its subcommands, flags, help and examples.
 
-Only ``argparse``, :mod:`ponder.settings.choices` and :mod:`ponder.core.errors` are imported, so
-``ponder --help`` answers at once.
+Only ``argparse``, :mod:`ponder.settings.choices`, :mod:`ponder.settings.search_backends` (the
+names the backends registered) and :mod:`ponder.core.errors` are imported, so ``ponder --help``
+answers at once.
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ import argparse
 from typing import Any, NoReturn
 
 from ponder.core.errors import EXIT_CODES, ExitCode
-from ponder.settings.choices import MODES, PROVIDERS, SEARCH_NAMES
+from ponder.settings import search_backends
+from ponder.settings.choices import MODES, PROVIDERS
 
 EXIT_USAGE = ExitCode.USAGE
 
 COMMANDS = ("research", "index", "doctor", "runs", "resume", "mcp", "ui")
-SEARCH_CHOICES = SEARCH_NAMES
 MODE_CHOICES = MODES
 PROVIDER_CHOICES = PROVIDERS
 FORMAT_CHOICES = ("md", "html")
@@ -114,7 +115,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         "--search",
         type=_search_names,
         metavar="NAME[,NAME]",
-        help=f"search backend(s): {', '.join(SEARCH_CHOICES)}; several comma-separated",
+        help=f"search backend(s): {', '.join(search_backends.names())}; several comma-separated",
     )
     group.add_argument(
         "--wikipedia-lang",
@@ -180,11 +181,12 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
 def _search_names(value: str) -> str:
     """``--search a,b``: every name a backend's, checked before anything runs."""
     names = [part.strip().lower() for part in value.split(",") if part.strip()]
-    unknown = [name for name in names if name not in SEARCH_CHOICES]
+    known = search_backends.names()
+    unknown = [name for name in names if name not in known]
     if unknown or not names:
         raise argparse.ArgumentTypeError(
             f"unknown backend {', '.join(unknown) or repr(value)} "
-            f"(choose from {', '.join(SEARCH_CHOICES)}, or several comma-separated)"
+            f"(choose from {', '.join(known)}, or several comma-separated)"
         )
     return ",".join(dict.fromkeys(names))
 

@@ -48,7 +48,8 @@ from ponder.interfaces.mcp.owners import owner, set_owner
 from ponder.settings.caller_view import CallerView
 from ponder.settings.callers import operator_configuration, served_options
 from ponder.settings.ceilings import RunSlots
-from ponder.settings.choices import Mode, SearchName
+from ponder.settings.choices import Mode
+from ponder.settings.search_backends import SearchName
 
 INSTRUCTIONS = (
     "ponder researches a question with a local model and writes a report in which every "

@@ -20,6 +20,7 @@ from ponder.interfaces.doctor import ollama_checks
 from ponder.interfaces.ui import shown
 from ponder.interfaces.ui.access import User
 from ponder.interfaces.ui.folders import allowed_folders
+from ponder.settings import search_backends
 from ponder.settings.callers import (
     document_roots,
     enabled_searches,
@@ -27,7 +28,6 @@ from ponder.settings.callers import (
     served_options,
 )
 from ponder.settings.ceilings import hard_cap
-from ponder.settings.choices import SEARCH_NAMES
 from ponder.settings.configuration import Configuration
 
 Form = Mapping[str, Any]
@@ -36,7 +36,7 @@ Form = Mapping[str, Any]
 def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
     """The form's choices and values: the operator's defaults, or what was just sent."""
     operator = operator_configuration()
-    searches = list(SEARCH_NAMES) if user.operator else enabled_searches(operator)
+    searches = list(search_backends.names()) if user.operator else enabled_searches(operator)
     # A caller's rounds go up to the operator's ceiling; the operator's, to the hard cap.
     most_rounds = hard_cap("max_loops") if user.operator else operator.caller_max_loops
     values: dict[str, Any] = {

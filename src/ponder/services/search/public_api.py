@@ -25,6 +25,7 @@ import httpx
 
 from ponder.services.search.base import SearchBackendError
 from ponder.services.search.pacing import Pace, PaceTimeout
+from ponder.services.search.registry import Verdict
 from ponder.services.web.reader import USER_AGENT
 from ponder.services.web.tls import shared_ssl_context
 
@@ -165,3 +166,21 @@ def raise_for_status(label: str, response: httpx.Response) -> None:
         raise _Down(f"{label} answered HTTP {response.status_code}")
     if response.status_code != 200:
         raise SearchBackendError(f"{label} answered HTTP {response.status_code}")
+
+
+DOCTOR_SECONDS = 5.0  # `ponder doctor` asks each service once, this long at most
+
+
+def reachable(name: str, url: str) -> Verdict:
+    """Whether a public search service answers at all (``url`` is its address): what
+    ``ponder doctor`` says of it."""
+    fix = "check the network, or search your own documents with --search local --docs PATH"
+    try:  # Wikimedia refuses clients that do not say who they are
+        response = httpx.get(
+            url, timeout=DOCTOR_SECONDS, follow_redirects=True, headers={"User-Agent": user_agent()}
+        )
+    except httpx.HTTPError as exc:
+        return Verdict(False, f"{name} is not reachable ({type(exc).__name__}) — {fix}.")
+    if response.status_code >= 400:
+        return Verdict(False, f"{name} answered HTTP {response.status_code} — {fix}.")
+    return Verdict(True, f"{name} is reachable")

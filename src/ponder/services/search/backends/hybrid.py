@@ -1,0 +1,67 @@
+"""search=hybrid: your documents, every backend that says hybrid includes it, and the
+allowed tools of ``mcp_servers``, searched concurrently and merged by rank
+(:mod:`ponder.services.search.hybrid`); a side that fails leaves the others."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ponder.services.search.registry import (
+    Building,
+    Patch,
+    SearchPlugin,
+    plugin,
+    plugins,
+    register,
+)
+from ponder.settings.search_backends import SearchBackendInfo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ponder.services.search.base import SearchBackend
+
+NO_DOCS = "search='hybrid' without docs: searching without your documents (--docs PATH)."
+
+
+def make(built: Building) -> SearchBackend:
+    """The documents first (they need no network), then the others in their order."""
+    from ponder.services.search.fallback import FallbackSearch
+    from ponder.services.search.hybrid import HybridSearch
+    from ponder.services.search.mcp_tools import backends as mcp_backends
+
+    sides: list[SearchBackend] = []
+    for other in plugins():
+        if other.info.hybrid and not other.info.offline:
+            chain = built.chain(other.name)
+            sides.append(chain[0] if len(chain) == 1 else FallbackSearch(chain, built.warn))
+    sides += mcp_backends(built.config.mcp_servers)
+    if built.local is None:
+        built.warn(NO_DOCS)
+    else:
+        sides.insert(0, built.local)
+    return HybridSearch(*sides, warn=built.warn)
+
+
+def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
+    """Two sides, each faked as its own contract fixture fakes it."""
+    from ponder.services.search.hybrid import HybridSearch
+
+    sides = [plugin(name).contract for name in ("local", "searxng")]
+    return HybridSearch(*(side(mode, folder, patch) for side in sides if side), warn=print)
+
+
+register(
+    SearchPlugin(
+        SearchBackendInfo(
+            name="hybrid",
+            note="all of them",
+            summary="your documents, each backend marked *in `hybrid`* and MCP tools, at once",
+            settings=("docs", "mcp_servers"),
+            order=40,
+            everything=True,
+        ),
+        make=make,
+        contract=contract,
+    )
+)

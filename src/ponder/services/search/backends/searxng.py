@@ -1,0 +1,77 @@
+"""search=searxng: a self-hosted SearXNG instance over its JSON API
+(:mod:`ponder.services.search.searxng`); DuckDuckGo, a public engine, only with fallback."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ponder.services.search.registry import Building, Patch, SearchPlugin, Verdict, register
+from ponder.settings.search_backends import SearchBackendInfo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ponder.services.search.base import SearchBackend
+    from ponder.settings.configuration import Configuration
+
+
+def make(built: Building) -> SearchBackend:
+    from ponder.services.search.searxng import SearxngSearch
+
+    return built.cached(SearxngSearch(built.config.searxng_url))
+
+
+def check(config: Configuration) -> Verdict:
+    """Asked through the backend itself, so its errors are the ones a run would meet."""
+    import asyncio
+
+    from ponder.services.search.base import SearchBackendError
+    from ponder.services.search.searxng import SearxngSearch
+
+    fix = f"start SearXNG at {config.searxng_url} (JSON format enabled) or choose another --search"
+    try:
+        asyncio.run(SearxngSearch(config.searxng_url).search("ponder", 1))
+    except SearchBackendError as exc:
+        return Verdict(False, f"{exc} — {fix}.")
+    return Verdict(True, "SearXNG is reachable")
+
+
+def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
+    """At the HTTP boundary: a transport answering as SearXNG does."""
+    import asyncio
+    import json
+
+    import httpx
+
+    from ponder.services.search.searxng import SearxngSearch
+
+    async def answer(request: httpx.Request) -> httpx.Response:
+        if mode == "failing":
+            return httpx.Response(502, text="bad gateway")
+        if mode == "slow":
+            await asyncio.sleep(5)
+        count = 0 if mode == "empty" else 8
+        results = [
+            {"title": f"T{i}", "url": f"https://s.example/{i}", "content": "c"}
+            for i in range(count)
+        ]
+        return httpx.Response(200, text=json.dumps({"results": results}))
+
+    return SearxngSearch("http://searx.invalid", transport=httpx.MockTransport(answer))
+
+
+register(
+    SearchPlugin(
+        SearchBackendInfo(
+            name="searxng",
+            summary="your own SearXNG instance (JSON format enabled), over HTTP",
+            settings=("searxng_url", "fallback"),
+            order=20,
+            public=False,
+            fallbacks=("duckduckgo",),
+        ),
+        make=make,
+        check=check,
+        contract=contract,
+    )
+)

@@ -1,0 +1,130 @@
+"""What a search backend module registers, and the look-ups the factory and doctor make.
+
+A backend is one module of :mod:`ponder.services.search.backends` that calls
+``register(SearchPlugin(SearchBackendInfo(...), make=...))`` with:
+
+- what every surface shows (:class:`ponder.settings.search_backends.SearchBackendInfo`):
+  its name, a note and a summary, the settings and keys it reads, its place in the lists,
+  whether it needs the network, whether hybrid includes it, what it falls back to;
+- ``make``: its backend as configured, given the factory's :class:`Building`;
+- ``check``: what ``ponder doctor`` says of it (a :class:`Verdict`);
+- ``ready``: raise a SearchError before a run that cannot work at all (no key);
+- ``contract``: the backend answering in each mode of the contract test
+  (tests/unit/test_search_contract.py) at its own boundary, without the network.
+
+The CLI, doctor, the MCP tool, the settings and docs/search-backends.md pick it up. The
+module is imported whenever the names are listed (``ponder --help``), so it keeps its top
+light: its client is imported inside ``make``, ``check`` and ``contract``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from ponder.settings import search_backends
+from ponder.settings.search_backends import SearchBackendInfo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ponder.services.search.base import SearchBackend
+    from ponder.services.storage.cache import Cache
+    from ponder.settings.configuration import Configuration
+
+Warn = Callable[[str], None]
+
+
+class Verdict(NamedTuple):
+    """What ``ponder doctor`` says of a backend: usable or not, and why."""
+
+    ok: bool
+    message: str
+
+
+class Building(Protocol):
+    """What ``make`` is given (:class:`ponder.services.search.factory.Building`)."""
+
+    config: Configuration
+    warn: Warn
+    topic: str
+    local: SearchBackend | None  # the user's documents, when ``docs`` names any
+
+    @property
+    def cache(self) -> Cache | None: ...
+    def cached(self, backend: SearchBackend) -> SearchBackend: ...
+    def chain(self, name: str) -> list[SearchBackend]: ...
+
+
+class Patch(Protocol):
+    """pytest's ``monkeypatch``, as a contract fixture uses it."""
+
+    def setattr(self, target: Any, name: Any, value: Any = ..., raising: bool = ...) -> None: ...
+
+
+class SearchPlugin(NamedTuple):
+    info: SearchBackendInfo
+    make: Callable[[Building], SearchBackend]
+    check: Callable[[Configuration], Verdict] | None = None
+    ready: Callable[[Configuration], None] | None = None
+    contract: Callable[[str, Path, Patch], SearchBackend] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+
+_PLUGINS: dict[str, SearchPlugin] = {}
+
+
+def register(plugin: SearchPlugin) -> SearchPlugin:
+    search_backends.register(plugin.info)
+    _PLUGINS[plugin.name] = plugin
+    return plugin
+
+
+def unregister(name: str) -> None:
+    search_backends.unregister(name)
+    _PLUGINS.pop(name, None)
+
+
+@contextmanager
+def registered(plugin: SearchPlugin) -> Iterator[SearchPlugin]:
+    """``plugin`` among the others while the block runs (a test's own backend)."""
+    register(plugin)
+    try:
+        yield plugin
+    finally:
+        unregister(plugin.name)
+
+
+def plugin(name: str) -> SearchPlugin:
+    search_backends.get(name)  # the built-in backends registered, and this one known
+    return _PLUGINS[name]
+
+
+def plugins() -> list[SearchPlugin]:
+    return [_PLUGINS[backend.name] for backend in search_backends.backends()]
+
+
+def covered(names: list[str]) -> list[SearchPlugin]:
+    """The backends ``names`` search (hybrid: each it includes): what needs no network
+    first, then in order."""
+    chosen = set(names)
+    if any(plugin(name).info.everything for name in names):
+        chosen |= {p.name for p in plugins() if p.info.hybrid}
+    found = [p for p in plugins() if p.name in chosen]
+    return sorted(found, key=lambda p: not p.info.offline)
+
+
+def verdicts(config: Configuration) -> list[Verdict]:
+    """What doctor says of each backend the configured search uses."""
+    return [p.check(config) for p in covered(config.searches) if p.check is not None]
+
+
+def ready(config: Configuration) -> None:
+    """Raise SearchError when a backend the search names cannot work at all."""
+    for name in config.searches:
+        if (check := plugin(name).ready) is not None:
+            check(config)
