@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -89,6 +90,23 @@ def path_problem(raw: str) -> str | None:
     if len(encoded) >= _PATH_MAX or any(len(part) > _NAME_MAX for part in encoded.split(b"/")):
         return f"{shown} is longer than any path this system accepts"
     return None
+
+
+def split_path_list(value: Any) -> Any:
+    """A list of paths given as one string is split like PATH; anything else is left as it
+    is, for validation."""
+    if isinstance(value, str):
+        return [part for part in value.split(os.pathsep) if part]
+    return value
+
+
+def usable_paths(value: list[str]) -> list[str]:
+    """``value`` unchanged when each path can name a file; else ValueError (for validation)
+    saying why, rather than failing later inside pathlib."""
+    problems = [problem for raw in value if (problem := path_problem(raw))]
+    if problems:
+        raise ValueError("; ".join(problems))
+    return value
 
 
 def usable_path(raw: str) -> Path:
