@@ -25,12 +25,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
 
 from ponder.core.errors import ConfigurationError
+from ponder.settings.flag import Flag
 
 PREFIX = "PONDER_"
 # Lists of paths are split like PATH; other lists (model names hold ':') on commas.
@@ -70,9 +71,14 @@ class Machine(BaseModel):
         description="This machine's name in the run history. Unset: the host name (set it in "
         "containers, which get a new one at every start).",
     )
-    server: str | None = Field(
-        None, description="The LangGraph Server to run research on. Unset: this machine."
-    )
+    server: Annotated[
+        str | None,
+        Flag(
+            "--server",
+            "run on this LangGraph Server (also PONDER_SERVER); the report is saved here",
+            metavar="URL",
+        ),
+    ] = Field(None, description="The LangGraph Server to run research on. Unset: this machine.")
     mcp_allowed_hosts: list[str] = Field(
         default_factory=list,
         description="Host headers `ponder mcp --http` accepts off loopback (host:port, "

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ponder.settings.choices import Provider
+from ponder.settings.flag import Flag
 from ponder.settings.ollama_host import DEFAULT_OLLAMA_URL, normalise_hosts
 from ponder.settings.settable import Caller, Operator
 
@@ -14,22 +15,37 @@ from ponder.settings.settable import Caller, Operator
 class ModelAccess(BaseModel):
     """Which model answers, where it is served, and how each call to it is made."""
 
-    model: Caller[str] = Field("gemma3:4b", description="Ollama model used for every step.")
+    model: Annotated[Caller[str], Flag("--model", "Ollama model, e.g. gemma3:4b")] = Field(
+        "gemma3:4b", description="Ollama model used for every step."
+    )
     report_model: Caller[str | None] = Field(
         None, description="Optional larger model used only to write the final report."
     )
-    provider: Operator[Provider] = Field(
+    provider: Annotated[
+        Operator[Provider],
+        Flag("--provider", "ollama (default), or openai: LM Studio, llama-server, vLLM, LocalAI"),
+    ] = Field(
         "ollama",
         description="How models are reached: Ollama's API, or the OpenAI chat API that LM "
         "Studio, llama.cpp's llama-server, vLLM and LocalAI speak (see openai_base_url).",
     )
-    openai_base_url: Operator[str] = Field(
+    openai_base_url: Annotated[
+        Operator[str],
+        Flag(
+            "--openai-url",
+            "with --provider openai: the server's /v1 address (LM Studio :1234, "
+            "llama-server :8080)",
+            metavar="URL",
+        ),
+    ] = Field(
         "http://127.0.0.1:1234/v1",
         description="With provider=openai: the server's /v1 address (LM Studio "
         "http://127.0.0.1:1234/v1, llama-server http://127.0.0.1:8080/v1). Key, if any, in "
         "OPENAI_API_KEY.",
     )
-    ollama_base_url: Operator[str] = Field(
+    ollama_base_url: Annotated[
+        Operator[str], Flag("--ollama-url", "where Ollama listens", metavar="URL")
+    ] = Field(
         DEFAULT_OLLAMA_URL,
         description="Where Ollama listens. Defaults to OLLAMA_HOST, then 127.0.0.1:11434. "
         "Several hosts: comma-separated (a list in Python; PONDER_OLLAMA_BASE_URL, since "

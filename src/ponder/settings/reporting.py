@@ -3,9 +3,12 @@ report is written."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, Field
 
 from ponder.settings.choices import Mode
+from ponder.settings.flag import Flag
 from ponder.settings.settable import Caller
 
 
@@ -13,14 +16,15 @@ class Reporting(BaseModel):
     """When a topic goes to the deep pipeline, how that pipeline runs, and how the report
     is written."""
 
-    mode: Caller[Mode] = Field(
+    mode: Annotated[Caller[Mode], Flag("--mode", "loop, deep, or auto (default)")] = Field(
         "auto",
         description="auto: loop, hand broad topics to the deep pipeline; loop: never hand "
         "off; deep: hand off at once.",
     )
-    allow_clarification: Caller[bool] = Field(
-        True, description="Let the deep pipeline ask one clarifying question."
-    )
+    allow_clarification: Annotated[
+        Caller[bool],
+        Flag("--no-clarify", "never stop to ask a clarifying question", action="false"),
+    ] = Field(True, description="Let the deep pipeline ask one clarifying question.")
     max_concurrent_researchers: Caller[int] = Field(
         3, ge=1, le=10, description="Researchers that run at once in the deep pipeline."
     )

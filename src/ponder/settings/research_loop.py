@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, Field
 
+from ponder.settings.flag import Flag
 from ponder.settings.settable import Caller
 
 
 class ResearchLoop(BaseModel):
     """How far the research loop goes, and when it may stop early."""
 
-    max_loops: Caller[int] = Field(
-        3, ge=1, le=20, description="Maximum search rounds of the research loop."
+    max_loops: Annotated[Caller[int], Flag("--loops", "maximum search rounds", metavar="N")] = (
+        Field(3, ge=1, le=20, description="Maximum search rounds of the research loop.")
     )
     queries_per_round: Caller[int] = Field(
         3, ge=1, le=8, description="Maximum search queries generated per round."

@@ -3,11 +3,12 @@ it reads and caches what it finds."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, field_validator
 
 from ponder.settings.choices import search_choice
+from ponder.settings.flag import Flag
 from ponder.settings.mcp_servers import McpServerSpec
 from ponder.settings.paths import split_path_list, usable_paths
 from ponder.settings.settable import Caller, Operator
@@ -20,31 +21,56 @@ class Searching(BaseModel):
     """Where ponder searches (the web's engines, your documents, MCP tools) and how it reads
     and caches what it finds."""
 
-    search: Caller[str] = Field(
+    search: Annotated[
+        Caller[str],
+        Flag(
+            "--search",
+            "search backend(s): {choices}; several comma-separated",
+            metavar="NAME[,NAME]",
+            parse="search",
+        ),
+    ] = Field(
         "duckduckgo",
         description="Search backend: duckduckgo, searxng, local (your documents), hybrid (all "
         "of them), tavily (needs TAVILY_API_KEY), wikipedia or arxiv; several at once "
         "comma-separated (a list in Python), e.g. wikipedia,arxiv.",
         json_schema_extra={"examples": ["duckduckgo", "wikipedia,arxiv"]},
     )
-    docs: Caller[list[str]] = Field(
+    docs: Annotated[
+        Caller[list[str]],
+        Flag("--docs", "your documents (repeatable)", metavar="PATH", action="append"),
+    ] = Field(
         default_factory=list,
         description="Folders or files of your own documents, for local and hybrid search.",
     )
-    embed_model: Operator[str | None] = Field(
+    embed_model: Annotated[
+        Operator[str | None],
+        Flag(
+            "--embed-model",
+            "semantic search over --docs with this Ollama embedding model (off by default)",
+            metavar="MODEL",
+        ),
+    ] = Field(
         None,
         description="Embedding model for semantic search over your documents, fused with "
         "keyword search: an Ollama model (e.g. nomic-embed-text), or e5-small to run "
         "multilingual-e5-small inside ponder (pip install 'ponder[semantic]'). Off when unset.",
     )
-    searxng_url: Operator[str] = Field(
-        "http://127.0.0.1:8888", description="Base URL of a self-hosted SearXNG instance."
-    )
+    searxng_url: Annotated[
+        Operator[str], Flag("--searxng-url", "your SearXNG instance", metavar="URL")
+    ] = Field("http://127.0.0.1:8888", description="Base URL of a self-hosted SearXNG instance.")
     tavily_url: Operator[str] = Field(
         "https://api.tavily.com",
         description="Tavily's API address (for search=tavily): change it for a gateway or proxy.",
     )
-    wikipedia_lang: Caller[str | None] = Field(
+    wikipedia_lang: Annotated[
+        Caller[str | None],
+        Flag(
+            "--wikipedia-lang",
+            "Wikipedia edition (en, de, …); default: the question's language",
+            metavar="LANG",
+        ),
+    ] = Field(
         None,
         pattern=r"^[a-z][a-z0-9-]{1,15}$",
         description="Wikipedia edition for search=wikipedia (en, de, fr, simple…). Unset: the "
@@ -64,18 +90,28 @@ class Searching(BaseModel):
         description="MCP servers whose tools hybrid search includes: each {name, command or "
         "url, tools}. PONDER_MCP_SERVERS takes the same as JSON.",
     )
-    fallback: Operator[bool] = Field(
+    fallback: Annotated[
+        Operator[bool],
+        Flag(
+            "--fallback",
+            "with --search searxng, try DuckDuckGo when SearXNG fails (off: stay private)",
+            action="true",
+        ),
+    ] = Field(
         False,
         description="With search=searxng, try DuckDuckGo (a public engine) when SearXNG fails. "
         "Off by default: queries go only where the search setting says.",
     )
-    fetch_full_page: Caller[bool] = Field(
-        False, description="Read each web result's full page instead of only its snippet."
-    )
+    fetch_full_page: Annotated[
+        Caller[bool],
+        Flag("--full-pages", "read whole web pages, not only snippets", action="true"),
+    ] = Field(False, description="Read each web result's full page instead of only its snippet.")
     allow_private_urls: Operator[bool] = Field(
         False, description="Let the page reader fetch loopback and private-network addresses."
     )
-    cache: Caller[bool] = Field(True, description="Cache search results and pages on disk.")
+    cache: Annotated[
+        Caller[bool], Flag("--no-cache", "do not cache search results", action="false")
+    ] = Field(True, description="Cache search results and pages on disk.")
     cache_ttl_hours: Operator[float] = Field(
         24.0, gt=0, description="How long cached entries live (the cache all runs share)."
     )
