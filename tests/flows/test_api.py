@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import findings_by_source, over_corpus, sensible_summary
+from support import findings_by_source, here, history, over_corpus, sensible_summary
 
 import ponder
 from ponder import (
@@ -46,9 +46,8 @@ def test_research_blocks_and_returns_a_cited_report(rig: Rig, corpus: Path) -> N
 async def test_aresearch_uses_the_given_thread_id(rig: Rig, corpus: Path) -> None:
     report = await aresearch("How do tides work?", thread_id="my-thread", **settings(rig, corpus))
     assert report.thread_id == "my-thread"
-    from ponder.services.storage import runs
 
-    record = runs.get("my-thread")
+    record = history().get("my-thread")
     assert record is not None and record.status == "done"
 
 
@@ -199,9 +198,8 @@ async def test_a_used_thread_id_is_refused_and_points_to_resume(rig: Rig, corpus
 
 
 def test_resuming_a_run_that_is_still_running_is_refused() -> None:
-    from ponder.services.storage import runs
 
-    runs.start("live", "topic", {})  # this very process holds it
+    history().start("live", "topic", {})  # this very process holds it
     with pytest.raises(InvalidInputError, match="still running"):
         resume("live")
 
@@ -213,7 +211,6 @@ def test_answer_budget_must_leave_room_for_the_prompt() -> None:
 
 async def test_resume_can_point_the_run_at_another_ollama(rig: Rig, corpus: Path) -> None:
     from ponder import OllamaUnavailableError
-    from ponder.services.storage import runs
 
     config = {"model": "scripted", "search": "local", "docs": [str(corpus)], "mode": "loop",
               "max_loops": 1}  # fmt: skip
@@ -221,7 +218,7 @@ async def test_resume_can_point_the_run_at_another_ollama(rig: Rig, corpus: Path
         await aresearch("Tides", thread_id="moved", ollama_base_url="http://127.0.0.1:9", **config)
     report = await aresume("moved", ollama_base_url=rig.url)
     assert report.markdown.startswith("# ") and report.sources
-    record = runs.get("moved")
+    record = history().get("moved")
     assert record is not None and record.status == "done"
     assert record.config["ollama_base_url"] == rig.url  # later resumes keep the new place
 
@@ -240,7 +237,7 @@ def test_every_statistic_a_node_counts_reaches_the_callers_run_stats() -> None:
         and not isinstance(value, bool)
         and name not in ("rounds", "wall_seconds")  # the run's, not a node's
     ]
-    ctx = NodeContext("reflect", Configuration())
+    ctx = NodeContext("reflect", Configuration(), here())
     for name in counted:
         ctx.count(name, 2)
     stats = RunStats.from_state(ctx.stats(0.5), rounds=1, wall=1.0)

@@ -7,14 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import ask_once
+from support import ask_once, history
 
 from ponder import aresearch, aresume
 from ponder.api import ClarificationNeeded
 from ponder.core.errors import OllamaUnavailableError
 from ponder.core.redact import redact
 from ponder.interfaces.cli import main
-from ponder.services.storage import runs
 from ponder.testing import Rig, ScriptedBackend
 
 SECRET = "hunter2-5e1c"
@@ -83,7 +82,7 @@ async def test_a_run_keeps_its_credentials_out_of_everything_it_stores(
     with pytest.raises(ClarificationNeeded) as paused:
         await aresearch("Tides and harbours", ollama_base_url=with_credentials, **settings)
     thread = paused.value.thread_id
-    assert runs.get(thread).config["ollama_base_url"].startswith("http://scout:REDACTED@")
+    assert history().get(thread).config["ollama_base_url"].startswith("http://scout:REDACTED@")
     monkeypatch.setenv("OLLAMA_HOST", with_credentials)  # where a resumed run finds them
     calls = len(rig.chat_log())
     report = await aresume(thread, "The Atlantic coast")

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from ddgs.exceptions import DDGSException
-from support import SERVERS
+from support import SERVERS, cache_dir
 
 from ponder.services.search import arxiv as arxiv_module
 from ponder.services.search import duckduckgo
@@ -130,7 +130,7 @@ def local(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchB
             return real(self, query, max_results, **kw)
 
         monkeypatch.setattr(LocalIndex, "search", sluggish)
-    return LocalSearch([docs])
+    return LocalSearch([docs], cache_dir=cache_dir())
 
 
 def hybrid(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SearchBackend:

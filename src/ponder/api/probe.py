@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ponder.settings.configuration import Configuration
+from ponder.settings.environment import read_environment
 
 if TYPE_CHECKING:
     from ponder.services.model.servers import ModelServer
@@ -17,7 +18,7 @@ def model_server(config: Configuration, url: str) -> ModelServer:
     provider=openai); raises OllamaUnavailableError or its OpenAI-server kin."""
     from ponder.services.model.servers import model_server as ask
 
-    return ask(config, url)
+    return ask(config, url, api_key=read_environment().secret("OPENAI_API_KEY"))
 
 
 def search_ready(config: Configuration) -> None:
@@ -25,7 +26,7 @@ def search_ready(config: Configuration) -> None:
     if "tavily" in config.searches:
         from ponder.services.search.tavily import tavily_key
 
-        tavily_key()
+        tavily_key(read_environment().secret("TAVILY_API_KEY"))
 
 
 async def searxng_answers(config: Configuration) -> None:

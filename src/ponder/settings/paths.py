@@ -1,4 +1,7 @@
-"""Where ponder keeps its files. Tests point these at temporary folders."""
+"""Where ponder keeps its files, as the machine's settings say (tests point them at
+temporary folders). A folder is created where it is first used, so a folder that cannot be
+created fails there, where the failure is handled (a cache turns itself off, an index is
+kept in memory), not where the settings were read."""
 
 from __future__ import annotations
 
@@ -9,29 +12,24 @@ from typing import Any
 import platformdirs
 
 from ponder.core.errors import InvalidInputError
-from ponder.settings.environment import machine
+from ponder.settings.machine import Machine
 
 
-def data_dir() -> Path:
-    """Checkpoints and run history (``PONDER_DATA_DIR`` overrides)."""
-    return _ensure(machine().data_dir or platformdirs.user_data_dir("ponder"))
+def data_folder(machine: Machine) -> Path:
+    """Checkpoints and run history (``PONDER_DATA_DIR``, else the user's data folder)."""
+    return Path(machine.data_dir or platformdirs.user_data_dir("ponder")).expanduser()
 
 
-def cache_dir() -> Path:
-    """Search cache, page cache and local indexes (``PONDER_CACHE_DIR`` overrides)."""
-    return _ensure(machine().cache_dir or platformdirs.user_cache_dir("ponder"))
+def cache_folder(machine: Machine) -> Path:
+    """Search cache, page cache and local indexes (``PONDER_CACHE_DIR``, else the user's
+    cache folder)."""
+    return Path(machine.cache_dir or platformdirs.user_cache_dir("ponder")).expanduser()
 
 
-def _ensure(path: str) -> Path:
-    folder = Path(path).expanduser()
+def ensure(folder: Path) -> Path:
+    """``folder``, created when missing (OSError when it cannot be)."""
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def database_url() -> str | None:
-    """A PostgreSQL database shared by several machines (``PONDER_DATABASE_URL``) for
-    checkpoints and run history; None keeps them in SQLite in the data folder."""
-    return machine().database_url
 
 
 def redacted(url: str) -> str:

@@ -44,10 +44,11 @@ from ponder.services.search.local.indexes import FolderIndexes, embed, index, in
 from ponder.services.search.mcp_tools import McpToolSearch
 from ponder.services.search.mcp_tools import backends as mcp_backends
 from ponder.services.search.searxng import SearxngSearch
-from ponder.services.search.tavily import TavilySearch, tavily_key
+from ponder.services.search.tavily import TavilySearch
 from ponder.services.search.wikipedia import WikipediaSearch
 from ponder.services.storage.cache import Cache
 from ponder.settings.configuration import Configuration
+from ponder.settings.environment import Environment
 
 __all__ = [
     "ArxivSearch",
@@ -77,13 +78,16 @@ __all__ = [
 Warn = Callable[[str], None]
 
 
-def make_search(config: Configuration, warn: Warn, topic: str = "") -> SearchBackend:
+def make_search(
+    config: Configuration, warn: Warn, topic: str = "", *, environment: Environment
+) -> SearchBackend:
     """The configured search backend, with caching and fallback; see the module docstring.
 
-    ``topic`` (the question) chooses the Wikipedia edition when ``wikipedia_lang`` does
-    not. Raises SearchError when ``local`` or ``hybrid`` search cannot work as configured.
+    ``environment``: the cache folder and the keys, as an edge read them. ``topic`` (the
+    question) chooses the Wikipedia edition when ``wikipedia_lang`` does not. Raises
+    SearchError when ``local`` or ``hybrid`` search cannot work as configured.
     """
-    local = _local(config, warn)
+    local = _local(config, environment, warn)
     names = config.searches
     if "local" in names and local is None:
         raise SearchError(
@@ -92,7 +96,7 @@ def make_search(config: Configuration, warn: Warn, topic: str = "") -> SearchBac
         )
     if names == ["local"] and local is not None:
         return FallbackSearch([local], warn, empty_when_exhausted=True)
-    web = _Web(config, warn, topic)
+    web = _Web(config, environment, warn, topic)
     if names == ["hybrid"]:
         sides: list[SearchBackend] = [
             FallbackSearch(web.chain("duckduckgo"), warn),
@@ -122,11 +126,15 @@ def make_search(config: Configuration, warn: Warn, topic: str = "") -> SearchBac
 class _Web:
     """Each web backend as configured, cached, in its fallback order."""
 
-    def __init__(self, config: Configuration, warn: Warn, topic: str) -> None:
+    def __init__(
+        self, config: Configuration, environment: Environment, warn: Warn, topic: str
+    ) -> None:
         self.config = config
+        self.environment = environment
         self.warn = warn
         self.topic = topic
-        self.cache = Cache.from_config(config, warn) if config.cache else None
+        folder = environment.cache_folder
+        self.cache = Cache.from_config(config, folder, warn) if config.cache else None
 
     def chain(self, name: str) -> list[SearchBackend]:
         config = self.config
@@ -137,7 +145,8 @@ class _Web:
         if name == "searxng":
             return [searxng, ddg] if config.fallback else [searxng]
         if name == "tavily":
-            tavily = _cached(TavilySearch(config.tavily_url, api_key=tavily_key()), self.cache)
+            key = self.environment.secret("TAVILY_API_KEY")
+            tavily = _cached(TavilySearch(config.tavily_url, api_key=key), self.cache)
             return [tavily, ddg] if config.fallback else [tavily]
         if name == "wikipedia":
             language = config.wikipedia_lang or wikipedia_language(self.topic)
@@ -153,7 +162,7 @@ class _Web:
         raise ValueError(f"no web search backend named {name!r}")
 
 
-def _local(config: Configuration, warn: Warn) -> LocalSearch | None:
+def _local(config: Configuration, environment: Environment, warn: Warn) -> LocalSearch | None:
     if not config.docs:
         return None
     existing = [p for p in config.docs if Path(p).expanduser().exists()]
@@ -168,6 +177,7 @@ def _local(config: Configuration, warn: Warn) -> LocalSearch | None:
         embedder = Embedder(config.embed_model, config.ollama_hosts[0], config.request_timeout)
     return LocalSearch(
         existing,
+        cache_dir=environment.cache_folder,
         warn=warn,
         embedder=embedder,
         anchors=config.docs_roots,
