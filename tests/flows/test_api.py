@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import findings_by_source, here, history, over_corpus, sensible_summary
+from support import findings_by_source, over_corpus, sensible_summary
+from support.edges import here, history
 
 import ponder
 from ponder import (

@@ -14,7 +14,8 @@ from typing import Any
 
 import httpx
 import pytest
-from support import Site, history, over_corpus, respond
+from support import Site, over_corpus, respond
+from support.edges import history
 
 from ponder import InvalidInputError, aresearch, aresume
 from ponder.api import MAX_TOPIC_CHARS

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import ask_once, history
+from support import ask_once
+from support.edges import history
 
 from ponder import aresearch, aresume
 from ponder.api import ClarificationNeeded

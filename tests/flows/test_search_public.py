@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import here
+from support.edges import here
 from support.public_apis import FakeApi, arxiv, mediawiki
 
 from ponder import aresearch

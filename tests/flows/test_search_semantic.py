@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cache_dir, here, over_corpus
+from support import over_corpus
+from support.edges import cache_dir, here
 
 from ponder import research
 from ponder.core.errors import ModelNotFoundError, OllamaUnavailableError

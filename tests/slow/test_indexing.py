@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import cache_dir
+from support.edges import cache_dir
 
 import ponder.services.search.local.indexer as indexer
 import ponder.services.search.local.reading as reading

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from support import history, over_corpus
+from support import over_corpus
+from support.edges import history
 
 from ponder import aresearch, aresume
 from ponder.core.errors import InvalidInputError, StorageError

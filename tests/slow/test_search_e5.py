@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import cache_dir, here
+from support.edges import cache_dir, here
 
 from ponder.interfaces.cli import main
 from ponder.interfaces.doctor import run_checks

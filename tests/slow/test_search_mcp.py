@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import SERVERS, history
+from support import SERVERS
+from support.edges import history
 from test_faults_search import Engine, patch_ddgs
 
 from ponder import aresearch

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ponder.settings.environment import Environment, read_environment
 from ponder.testing import replies
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout
@@ -44,27 +43,6 @@ def make_pdf(lines: list[str]) -> bytes:
 
 
 TAVILY_KEY = "tvly-test-key"
-
-
-# A test is an edge too: it reads the machine's settings (its own folders, set by the
-# `isolated` fixture) and passes them to what it calls below the API.
-
-
-def here() -> Environment:
-    """The machine's settings and keys as the test's environment says now."""
-    return read_environment()
-
-
-def cache_dir() -> Path:
-    """The test's cache folder (PONDER_CACHE_DIR), where local indexes and caches go."""
-    return read_environment().cache_folder
-
-
-def history() -> Any:
-    """The run history in the test's data folder."""
-    from ponder.services.storage.runs import RunHistory
-
-    return RunHistory(read_environment().machine)
 
 
 class QuietServer(ThreadingHTTPServer):

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import history
+from support.edges import history
 
 from ponder.core.errors import StorageError
 from ponder.services.storage import runs

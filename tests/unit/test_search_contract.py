@@ -17,7 +17,8 @@ from typing import Any
 import httpx
 import pytest
 from ddgs.exceptions import DDGSException
-from support import SERVERS, cache_dir
+from support import SERVERS
+from support.edges import cache_dir
 
 from ponder.services.search import arxiv as arxiv_module
 from ponder.services.search import duckduckgo

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import cache_dir
+from support.edges import cache_dir
 
 import ponder.services.search.local.reading as reading
 from ponder.core.errors import CallerRefusedError

@@ -8,7 +8,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from support import cache_dir, here, make_pdf
+from support import make_pdf
+from support.edges import cache_dir, here
 
 from ponder.core.errors import SearchError
 from ponder.services.search import make_search

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
-from support import cache_dir, here
+from support.edges import cache_dir, here
 
 from ponder.services.search import duckduckgo, make_search
 from ponder.services.search.base import SearchBackendError, SearchResult

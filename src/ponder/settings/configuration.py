@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ponder.core.errors import ConfigurationError
 from ponder.settings.environment import field_values, ollama_host
@@ -30,7 +30,7 @@ from ponder.settings.sharing import Sharing
 
 # The groups, in the order their fields are listed (Studio's form, the docs): Python
 # gathers a class's fields from its last base to its first.
-GROUPS: tuple[type, ...] = (ModelAccess, ResearchLoop, Searching, Reporting, Sharing)
+GROUPS: tuple[type[BaseModel], ...] = (ModelAccess, ResearchLoop, Searching, Reporting, Sharing)
 
 
 class Configuration(Sharing, Reporting, Searching, ResearchLoop, ModelAccess):

@@ -139,11 +139,11 @@ def _without_none(annotation: Any) -> Any:
     return annotation
 
 
-def _title(group: type) -> str:
+def _title(group: type[BaseModel]) -> str:
     """A group's section title: its class name in words (``ResearchLoop`` → Research loop)."""
     words = "".join(f" {c.lower()}" if c.isupper() else c for c in group.__name__).split()
     return " ".join(words).capitalize()
 
 
-def _about(group: type) -> str:
+def _about(group: type[BaseModel]) -> str:
     return " ".join((group.__doc__ or "").split())
