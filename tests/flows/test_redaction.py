@@ -102,3 +102,18 @@ def test_a_failure_says_where_without_saying_the_secret(
     assert code == OllamaUnavailableError.exit_code
     assert "scout:REDACTED@127.0.0.1:9" in err and SECRET not in err
     assert SECRET.encode() not in stored_bytes(isolated / "data")
+
+
+async def test_the_keys_in_the_environment_reach_no_stored_run(
+    rig: Rig, corpus: Path, isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keys travel with a run (LangGraph's runtime context), never in its settings: not
+    in the checkpoints, the run history or the report."""
+    for name in ("TAVILY_API_KEY", "OPENAI_API_KEY", "PONDER_SERVER_TOKEN", "PONDER_MCP_TOKEN"):
+        monkeypatch.setenv(name, f"{name}-{SECRET}")
+    report = await aresearch(
+        "How do tides work?", model="scripted", ollama_base_url=rig.url, search="local",
+        docs=[str(corpus)], mode="loop", max_loops=1,
+    )  # fmt: skip
+    assert report.sources and SECRET not in report.model_dump_json()
+    assert SECRET.encode() not in stored_bytes(isolated / "data")
