@@ -245,3 +245,23 @@ def test_every_statistic_a_node_counts_reaches_the_callers_run_stats() -> None:
     assert {name: getattr(stats, name) for name in counted} == dict.fromkeys(counted, 2)
     with pytest.raises(KeyError, match="not a RunStats field"):
         ctx.count("sections_writen")
+
+
+async def test_a_run_reads_the_environment_once_at_its_edge(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The machine's settings and keys reach every node, the deep pipeline's researchers
+    (a subgraph) too, from the API's one read: no node reads the environment again."""
+    import ponder.settings.run_settings as run_settings
+
+    def read_again() -> None:
+        raise AssertionError("a node read the environment itself")
+
+    monkeypatch.setattr(run_settings, "read_environment", read_again)
+    scripted.overrides["SupervisorDecision"] = lambda _r: {
+        "reflection": "r", "subtopics": ["tides", "moon"], "research_complete": False,
+    }  # fmt: skip
+    report = await aresearch(
+        "Oceans", **over_corpus(rig, corpus, mode="deep", max_loops=1, allow_clarification=False)
+    )
+    assert report.sources
