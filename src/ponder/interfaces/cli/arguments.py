@@ -72,10 +72,8 @@ def build_parser() -> Parser:
 
     index = commands.add_parser("index", help="build or refresh the local index of documents")
     index.add_argument("paths", nargs="+", metavar="PATH", help="folders or files to index")
-    add_setting(
-        index, "embed_model", help="also embed the passages with this Ollama model, for semantic "
-        "search",
-    )  # fmt: skip
+    embed = "also embed the passages with this Ollama model, for semantic search"
+    add_setting(index, "embed_model", help=embed)
     add_setting(index, "ollama_base_url")
 
     doctor = commands.add_parser("doctor", help="check Ollama, the model, search and the index")
