@@ -40,10 +40,11 @@ $(CHROMIUM):
 
 browser: $(CHROMIUM)  ## install Debian's chromium (headless) if it is missing
 
-lint: $(STAMP)  ## ruff lint and format check, and the import-linter layer contracts
+lint: $(STAMP)  ## ruff lint and format check, the import-linter layer contracts, generated files current
 	$(VENV)/bin/ruff check src tests bench scripts
 	$(VENV)/bin/ruff format --check src tests bench scripts
 	$(VENV)/bin/lint-imports
+	$(PY) scripts/settings_docs.py --check
 
 typecheck: $(STAMP)  ## mypy on src/
 	$(VENV)/bin/mypy

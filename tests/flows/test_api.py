@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from support import findings_by_source, over_corpus, sensible_summary
+from support.edges import here, history
 
 import ponder
 from ponder import (
@@ -46,9 +47,8 @@ def test_research_blocks_and_returns_a_cited_report(rig: Rig, corpus: Path) -> N
 async def test_aresearch_uses_the_given_thread_id(rig: Rig, corpus: Path) -> None:
     report = await aresearch("How do tides work?", thread_id="my-thread", **settings(rig, corpus))
     assert report.thread_id == "my-thread"
-    from ponder.services.storage import runs
 
-    record = runs.get("my-thread")
+    record = history().get("my-thread")
     assert record is not None and record.status == "done"
 
 
@@ -199,9 +199,8 @@ async def test_a_used_thread_id_is_refused_and_points_to_resume(rig: Rig, corpus
 
 
 def test_resuming_a_run_that_is_still_running_is_refused() -> None:
-    from ponder.services.storage import runs
 
-    runs.start("live", "topic", {})  # this very process holds it
+    history().start("live", "topic", {})  # this very process holds it
     with pytest.raises(InvalidInputError, match="still running"):
         resume("live")
 
@@ -213,7 +212,6 @@ def test_answer_budget_must_leave_room_for_the_prompt() -> None:
 
 async def test_resume_can_point_the_run_at_another_ollama(rig: Rig, corpus: Path) -> None:
     from ponder import OllamaUnavailableError
-    from ponder.services.storage import runs
 
     config = {"model": "scripted", "search": "local", "docs": [str(corpus)], "mode": "loop",
               "max_loops": 1}  # fmt: skip
@@ -221,7 +219,7 @@ async def test_resume_can_point_the_run_at_another_ollama(rig: Rig, corpus: Path
         await aresearch("Tides", thread_id="moved", ollama_base_url="http://127.0.0.1:9", **config)
     report = await aresume("moved", ollama_base_url=rig.url)
     assert report.markdown.startswith("# ") and report.sources
-    record = runs.get("moved")
+    record = history().get("moved")
     assert record is not None and record.status == "done"
     assert record.config["ollama_base_url"] == rig.url  # later resumes keep the new place
 
@@ -240,10 +238,30 @@ def test_every_statistic_a_node_counts_reaches_the_callers_run_stats() -> None:
         and not isinstance(value, bool)
         and name not in ("rounds", "wall_seconds")  # the run's, not a node's
     ]
-    ctx = NodeContext("reflect", Configuration())
+    ctx = NodeContext("reflect", Configuration(), here())
     for name in counted:
         ctx.count(name, 2)
     stats = RunStats.from_state(ctx.stats(0.5), rounds=1, wall=1.0)
     assert {name: getattr(stats, name) for name in counted} == dict.fromkeys(counted, 2)
     with pytest.raises(KeyError, match="not a RunStats field"):
         ctx.count("sections_writen")
+
+
+async def test_a_run_reads_the_environment_once_at_its_edge(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The machine's settings and keys reach every node, the deep pipeline's researchers
+    (a subgraph) too, from the API's one read: no node reads the environment again."""
+    import ponder.settings.run_settings as run_settings
+
+    def read_again() -> None:
+        raise AssertionError("a node read the environment itself")
+
+    monkeypatch.setattr(run_settings, "read_environment", read_again)
+    scripted.overrides["SupervisorDecision"] = lambda _r: {
+        "reflection": "r", "subtopics": ["tides", "moon"], "research_complete": False,
+    }  # fmt: skip
+    report = await aresearch(
+        "Oceans", **over_corpus(rig, corpus, mode="deep", max_loops=1, allow_clarification=False)
+    )
+    assert report.sources

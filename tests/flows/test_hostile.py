@@ -15,12 +15,12 @@ from typing import Any
 import httpx
 import pytest
 from support import Site, over_corpus, respond
+from support.edges import history
 
 from ponder import InvalidInputError, aresearch, aresume
 from ponder.api import MAX_TOPIC_CHARS
 from ponder.core.errors import StorageError
 from ponder.services.search import duckduckgo
-from ponder.services.storage import runs
 from ponder.services.web import netguard
 from ponder.services.web.reader import PageReader
 from ponder.testing import Fault, Rig, ScriptedBackend
@@ -233,7 +233,7 @@ async def test_full_disk_for_the_checkpoint_is_a_clear_error_and_nothing_is_lost
         await aresearch("How do tides work?", thread_id="disk-full", **settings(rig, corpus))
     message = str(full.value)
     assert "disk is full" in message and "PONDER_DATA_DIR" in message
-    record = runs.get("disk-full")
+    record = history().get("disk-full")
     assert record is not None and record.status == "failed"
     assert [e.schema for e in rig.chat_log()] == ["QueryPlan"]
 
@@ -242,7 +242,7 @@ async def test_full_disk_for_the_checkpoint_is_a_clear_error_and_nothing_is_lost
     assert report.markdown.startswith("# ") and report.stats.rounds == 2
     schemas = [e.schema for e in rig.chat_log()]
     assert schemas.count("QueryPlan") == 1, f"finished work was redone: {schemas}"
-    assert runs.get("disk-full").status == "done"  # type: ignore[union-attr]
+    assert history().get("disk-full").status == "done"  # type: ignore[union-attr]
 
 
 # -- hostile URLs for the reader (the forms test_reader.py does not cover) ----------------------

@@ -158,7 +158,7 @@ async def test_a_round_whose_searches_all_fail_ends_with_a_clear_report(
     rig: Rig, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     broken = Broken(SearchBackendError("index unreadable"))
-    monkeypatch.setattr("ponder.nodes.web_research.make_search", lambda *_: broken)
+    monkeypatch.setattr("ponder.nodes.web_research.make_search", lambda *_, **__: broken)
     report = await aresearch("How do tides work?", **settings(rig, corpus, max_loops=2))
     assert "No sources were found" in report.markdown
     assert any("index unreadable" in w for w in report.stats.warnings)
@@ -169,7 +169,7 @@ async def test_a_bug_in_a_search_backend_raises_instead_of_thinning_the_report(
     rig: Rig, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     broken = Broken(AttributeError("'NoneType' object has no attribute 'hits'"))
-    monkeypatch.setattr("ponder.nodes.web_research.make_search", lambda *_: broken)
+    monkeypatch.setattr("ponder.nodes.web_research.make_search", lambda *_, **__: broken)
     with pytest.raises(AttributeError, match="no attribute 'hits'"):
         await aresearch("How do tides work?", **settings(rig, corpus, max_loops=2))
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 from support import ask_once
+from support.edges import history
 
 from ponder import aresearch, aresume
 from ponder.api import ClarificationNeeded
 from ponder.core.errors import OllamaUnavailableError
 from ponder.core.redact import redact
 from ponder.interfaces.cli import main
-from ponder.services.storage import runs
 from ponder.testing import Rig, ScriptedBackend
 
 SECRET = "hunter2-5e1c"
@@ -83,7 +83,7 @@ async def test_a_run_keeps_its_credentials_out_of_everything_it_stores(
     with pytest.raises(ClarificationNeeded) as paused:
         await aresearch("Tides and harbours", ollama_base_url=with_credentials, **settings)
     thread = paused.value.thread_id
-    assert runs.get(thread).config["ollama_base_url"].startswith("http://scout:REDACTED@")
+    assert history().get(thread).config["ollama_base_url"].startswith("http://scout:REDACTED@")
     monkeypatch.setenv("OLLAMA_HOST", with_credentials)  # where a resumed run finds them
     calls = len(rig.chat_log())
     report = await aresume(thread, "The Atlantic coast")
@@ -101,4 +101,19 @@ def test_a_failure_says_where_without_saying_the_secret(
     err = capsys.readouterr().err
     assert code == OllamaUnavailableError.exit_code
     assert "scout:REDACTED@127.0.0.1:9" in err and SECRET not in err
+    assert SECRET.encode() not in stored_bytes(isolated / "data")
+
+
+async def test_the_keys_in_the_environment_reach_no_stored_run(
+    rig: Rig, corpus: Path, isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keys travel with a run (LangGraph's runtime context), never in its settings: not
+    in the checkpoints, the run history or the report."""
+    for name in ("TAVILY_API_KEY", "OPENAI_API_KEY", "PONDER_SERVER_TOKEN", "PONDER_MCP_TOKEN"):
+        monkeypatch.setenv(name, f"{name}-{SECRET}")
+    report = await aresearch(
+        "How do tides work?", model="scripted", ollama_base_url=rig.url, search="local",
+        docs=[str(corpus)], mode="loop", max_loops=1,
+    )  # fmt: skip
+    assert report.sources and SECRET not in report.model_dump_json()
     assert SECRET.encode() not in stored_bytes(isolated / "data")

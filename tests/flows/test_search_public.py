@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.edges import here
 from support.public_apis import FakeApi, arxiv, mediawiki
 
 from ponder import aresearch
@@ -156,9 +157,11 @@ def test_the_question_chooses_the_edition() -> None:
 async def test_make_search_asks_the_edition_of_the_question(wiki: FakeApi) -> None:
     template = f"{wiki.url}/{{lang}}/w/api.php"
     config = Configuration(search="wikipedia", wikipedia_url=template, cache=False)
-    await make_search(config, print, topic="Wie entstehen die Gezeiten?").search("Gezeiten", 1)
+    await make_search(
+        config, print, topic="Wie entstehen die Gezeiten?", environment=here()
+    ).search("Gezeiten", 1)
     chosen = Configuration(search="wikipedia", wikipedia_url=template, wikipedia_lang="fr")
-    await make_search(chosen, print, topic="Wie entstehen?").search("marée", 1)
+    await make_search(chosen, print, topic="Wie entstehen?", environment=here()).search("marée", 1)
     assert [r.path for r in wiki.requests] == ["/de/w/api.php", "/fr/w/api.php"]
 
 
@@ -252,7 +255,9 @@ async def test_wikipedia_and_arxiv_together(
     wiki: FakeApi, papers: FakeApi, quick_pace: None
 ) -> None:
     config = Configuration(search=["wikipedia", "arxiv"], cache=False, **both(wiki, papers))
-    found = await make_search(config, print).search("tidal bore spring tides", 4)
+    found = await make_search(config, print, environment=here()).search(
+        "tidal bore spring tides", 4
+    )
     assert {r.backend for r in found} == {"wikipedia", "arxiv"}
 
 
@@ -262,18 +267,18 @@ async def test_one_failing_side_of_a_combination_is_a_warning(
     papers.mode = "rate"
     warnings: list[str] = []
     config = Configuration(search="wikipedia,arxiv", cache=False, **both(wiki, papers))
-    found = await make_search(config, warnings.append).search("tidal bore", 3)
+    found = await make_search(config, warnings.append, environment=here()).search("tidal bore", 3)
     assert found and {r.backend for r in found} == {"wikipedia"}
     assert any("arxiv" in w and "Rate exceeded" in w for w in warnings), warnings
 
 
 async def test_answers_are_cached_per_edition(wiki: FakeApi, papers: FakeApi) -> None:
     config = Configuration(search="wikipedia", **both(wiki, papers))
-    first = await make_search(config, print).search("tide", 1)
-    again = await make_search(config, print).search("tide", 1)
+    first = await make_search(config, print, environment=here()).search("tide", 1)
+    again = await make_search(config, print, environment=here()).search("tide", 1)
     assert first == again and len(wiki.requests) == 2  # one search, one article
     other = config.model_copy(update={"wikipedia_url": f"{wiki.url}/fr/w/api.php"})
-    await make_search(other, print).search("tide", 1)
+    await make_search(other, print, environment=here()).search("tide", 1)
     assert len(wiki.requests) == 4
 
 
@@ -286,10 +291,10 @@ async def test_full_text_reads_each_pdf_once_through_the_reader(
         fetch_full_page=True,
         allow_private_urls=True,  # the mirror is on this machine
     )
-    found = await make_search(config, print).search("tidal dissipation", 1)
+    found = await make_search(config, print, environment=here()).search("tidal dissipation", 1)
     assert found[0].location == "abstract and full text (PDF)"
     assert "the method section measures tides" in (found[0].content or "")
-    await make_search(config, print).search("tidal dissipation", 1)
+    await make_search(config, print, environment=here()).search("tidal dissipation", 1)
     assert [r.path for r in papers.requests] == ["/api/query", "/pdf/2301.01234v2"]
 
 
@@ -300,7 +305,9 @@ async def test_a_pdf_on_a_private_address_is_not_read_unless_allowed(
     config = Configuration(
         search="arxiv", arxiv_url=f"{papers.url}/api/query", fetch_full_page=True
     )
-    found = await make_search(config, warnings.append).search("tidal dissipation", 1)
+    found = await make_search(config, warnings.append, environment=here()).search(
+        "tidal dissipation", 1
+    )
     assert found[0].location == "abstract" and found[0].content == found[0].snippet
     assert any("Kept the abstract" in w and "refused" in w for w in warnings), warnings
     assert [r.path for r in papers.requests] == ["/api/query"]

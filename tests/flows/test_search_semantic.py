@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from support import over_corpus
+from support.edges import cache_dir, here
 
 from ponder import research
 from ponder.core.errors import ModelNotFoundError, OllamaUnavailableError
@@ -52,7 +53,7 @@ def docs(tmp_path: Path) -> Path:
 
 
 def embedded(docs: Path, rig: Rig, model: str = EMBED_MODEL) -> LocalIndex:
-    local = LocalIndex([docs])
+    local = LocalIndex([docs], cache_dir=cache_dir())
     local.index()
     local.embed(Embedder(model, rig.url))
     return local
@@ -250,7 +251,8 @@ def test_index_command_says_to_pull_the_embed_model(
     err = capsys.readouterr().err
     assert code == ModelNotFoundError.exit_code
     assert "ollama pull nomic-embed-text" in err and "--embed-model" in err
-    assert index_status([docs]).indexed_files == 5  # the keyword index is built and kept
+    status = index_status([docs], cache_dir=cache_dir())
+    assert status.indexed_files == 5  # the keyword index is built and kept
 
 
 def test_index_command_embeds_and_reports_it(
@@ -259,7 +261,7 @@ def test_index_command_embeds_and_reports_it(
     code = main(["index", str(docs), "--embed-model", EMBED_MODEL, "--ollama-url", embed_rig.url])
     out = capsys.readouterr().out
     assert code == 0
-    status = index_status([docs])
+    status = index_status([docs], cache_dir=cache_dir())
     assert f"Embedded {status.passages} passage(s) with {EMBED_MODEL}" in out
     assert f"--embed-model {EMBED_MODEL}" in out  # the search hint keeps semantic search on
 
@@ -278,7 +280,7 @@ async def test_an_unreachable_ollama_turns_semantic_search_off(docs: Path) -> No
         search="local", docs=[str(docs)], embed_model=EMBED_MODEL,
         ollama_base_url="http://127.0.0.1:9",
     )  # fmt: skip
-    search = make_search(config, warnings.append)
+    search = make_search(config, warnings.append, environment=here())
     results = await search.search("csv reader", 3)
     assert results and results[0].url.endswith("csv.txt")
     assert any(str(OllamaUnavailableError("http://127.0.0.1:9")) in w for w in warnings)
@@ -298,7 +300,7 @@ def test_doctor_checks_the_embed_model(docs: Path, rig: Rig, embed_rig: Rig) -> 
     lines = [c.message for c in run_checks(ready)]
     assert any(f"Embed model '{EMBED_MODEL}' is available" in line for line in lines)
     assert any("not indexed yet" in line and "--embed-model" in line for line in lines)
-    LocalIndex([docs]).index()
+    LocalIndex([docs], cache_dir=cache_dir()).index()
     lines = [c.message for c in run_checks(ready)]
     assert any("not embedded" in line and "--embed-model" in line for line in lines)
     embedded(docs, embed_rig)
@@ -321,7 +323,7 @@ class Interrupting(Embedder):
 def test_an_interrupted_pass_keeps_its_batches_and_the_next_does_the_rest(
     docs: Path, embed_rig: Rig
 ) -> None:
-    local = LocalIndex([docs])
+    local = LocalIndex([docs], cache_dir=cache_dir())
     local.index()
     with pytest.raises(KeyboardInterrupt):
         local.embed(Interrupting(EMBED_MODEL, embed_rig.url))
@@ -355,13 +357,17 @@ def test_a_passage_changed_while_it_was_embedded_gets_no_stale_vector(
     folder = tmp_path / "small"
     folder.mkdir()
     (folder / "z.txt").write_text("Whales sing long songs.\n", encoding="utf-8")
-    local = LocalIndex([folder])
+    local = LocalIndex([folder], cache_dir=cache_dir())
     local.index()
 
     def rewrite() -> None:
         """z.txt is deleted and indexed away, then w.txt added: its passage gets the freed
         id (ids are max + 1), so the whale vector would fit the glacier's id."""
-        script = f"from ponder.services.search import index; index([{str(folder)!r}])"
+        script = (
+            "from ponder.services.search import index\n"
+            "from ponder.settings.environment import read_environment\n"
+            f"index([{str(folder)!r}], cache_dir=read_environment().cache_folder)"
+        )
         (folder / "z.txt").unlink()
         subprocess.run([sys.executable, "-c", script], cwd=workdir, check=True, timeout=60)
         (folder / "w.txt").write_text("Glaciers carve valleys.\n", encoding="utf-8")
@@ -379,7 +385,8 @@ def test_two_searches_in_one_process_build_the_matrix_once_safely(
     embedded(docs, embed_rig).close()
     for stale in docs.parent.glob("cache/indexes/*.npy"):
         stale.unlink()  # both instances must now build the matrix
-    first, second = LocalIndex([docs]), LocalIndex([docs])
+    first = LocalIndex([docs], cache_dir=cache_dir())
+    second = LocalIndex([docs], cache_dir=cache_dir())
     vector = Embedder(EMBED_MODEL, embed_rig.url).query("blending colors")
     results: list[Any] = []
 
@@ -429,7 +436,7 @@ def test_a_matrix_that_cannot_be_written_leaves_search_working(
 
     monkeypatch.setattr(np.lib.format, "open_memmap", disk_full)
     warnings: list[str] = []
-    local = LocalIndex([docs], warn=warnings.append)
+    local = LocalIndex([docs], warn=warnings.append, cache_dir=cache_dir())
     local.index()
     local.embed(Embedder(EMBED_MODEL, embed_rig.url))
     assert any("Cannot write the vector matrix" in w for w in warnings)
@@ -451,7 +458,7 @@ def test_tiny_model_embeds_through_the_rig(tmp_path: Path, scripted: ScriptedBac
         TinyEmbedder() as tiny,
         Rig(scripted, embedder=tiny, embed_models=(TINY_EMBED_MODEL,)) as rig,
     ):
-        local = LocalIndex([folder])
+        local = LocalIndex([folder], cache_dir=cache_dir())
         local.index()
         stats = local.embed(Embedder(TINY_EMBED_MODEL, rig.url))
         assert stats.embedded == 2
@@ -498,13 +505,13 @@ def test_a_sub_folder_gets_the_nearest_passages_of_its_own_files(
         "# Glazes\n\nA glaze lays thin, transparent colour over dry paint.\n", encoding="utf-8"
     )
     embedded(docs, embed_rig).close()
-    part = FolderIndexes([art])
-    assert [unit.db_path for unit in part.units] == [index_path([docs])]
+    part = FolderIndexes([art], cache_dir=cache_dir())
+    assert [unit.db_path for unit in part.units] == [index_path([docs], cache_dir())]
     vector = Embedder(EMBED_MODEL, embed_rig.url).query("blending colors")
     found = part.search("blending colors", 1, query_vector=vector, embed_model=EMBED_MODEL)
     assert [Path(r.url).name for r in found] == ["glazes.md"]  # by its vector: no word matches
     assert part.search("blending colors", 1) == []
-    whole = FolderIndexes([docs])
+    whole = FolderIndexes([docs], cache_dir=cache_dir())
     found = whole.search("blending colors", 1, query_vector=vector, embed_model=EMBED_MODEL)
     assert [Path(r.url).name for r in found] == ["palette.md"]
     part.close()

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.edges import cache_dir
 
 import ponder.services.search.local.indexer as indexer
 import ponder.services.search.local.reading as reading
@@ -127,7 +128,7 @@ def test_an_encrypted_pdf_is_skipped_with_the_reason(tmp_path: Path) -> None:
     secret.drawString(72, 720, "Tides are secret here.")
     secret.save()
     warnings: list[str] = []
-    stats = index([docs], warn=warnings.append)
+    stats = index([docs], warn=warnings.append, cache_dir=cache_dir())
     assert stats.skipped == 1 and any("secret.pdf" in w and "encrypted" in w for w in warnings)
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import psycopg
 import pytest
 from support import over_corpus
+from support.edges import history
 
 from ponder import aresearch, aresume
 from ponder.core.errors import InvalidInputError, StorageError
 from ponder.interfaces.cli import main
-from ponder.services.storage import runs
 from ponder.testing import Rig
 
 
@@ -34,7 +34,7 @@ async def test_a_run_is_listed_and_read_from_another_data_folder(
     report = await aresearch("How do tides work?", **over_corpus(rig, corpus, max_loops=1))
     assert not (tmp_path / "a" / "checkpoints.sqlite").exists()  # nothing went to SQLite
     on_machine(monkeypatch, tmp_path, "b")
-    record = runs.get(report.thread_id)
+    record = history().get(report.thread_id)
     assert record is not None and record.status == "done"
     with psycopg.connect(shared) as conn:
         threads = conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
@@ -70,9 +70,9 @@ def test_no_form_of_database_url_shows_its_password(
 ) -> None:
     monkeypatch.setenv("PONDER_DATABASE_URL", url)
     with pytest.raises(StorageError) as caught:
-        runs.recent()
+        history().recent()
     assert "s3cret" not in str(caught.value) and "PONDER_DATABASE_URL" in str(caught.value)
-    assert runs.finish("any", "failed") is False  # and never raises
+    assert history().finish("any", "failed") is False  # and never raises
 
 
 def test_an_unreachable_database_is_a_storage_error_without_the_password(
@@ -80,7 +80,7 @@ def test_an_unreachable_database_is_a_storage_error_without_the_password(
 ) -> None:
     monkeypatch.setenv("PONDER_DATABASE_URL", "postgresql://ponder:s3cret@127.0.0.1:9/ponder")
     with pytest.raises(StorageError, match="PONDER_DATABASE_URL") as caught:
-        runs.recent()
+        history().recent()
     assert "s3cret" not in str(caught.value) and "postgresql://ponder@127.0.0.1:9" in str(
         caught.value
     )

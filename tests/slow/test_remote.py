@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from support import ask_once
+from support.edges import here
 from support.langgraph_dev import TOKENS, Team
 
 from ponder import aresearch
@@ -172,7 +173,8 @@ async def test_a_thread_left_without_a_run_is_started_by_resume(
     run_id = str(thread["thread_id"])
     from ponder.api.remote import remote_runs
 
-    [listed] = [r for r in await remote_runs(server) if r.thread_id == run_id]
+    token = here().secret("PONDER_SERVER_TOKEN")  # the test is the edge that reads it
+    [listed] = [r for r in await remote_runs(server, token) if r.thread_id == run_id]
     assert listed.status == "interrupted"
     from ponder import aresume
 

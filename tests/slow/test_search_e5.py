@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.edges import cache_dir, here
 
 from ponder.interfaces.cli import main
 from ponder.interfaces.doctor import run_checks
@@ -55,7 +56,7 @@ def test_ollama_task_prefixes_become_e5s_own_sides() -> None:
 
 @pytest.mark.tiny
 def test_e5_behind_the_rig_finds_the_page_keywords_miss(summaries: Path, e5_rig: Rig) -> None:
-    local = LocalIndex([summaries])
+    local = LocalIndex([summaries], cache_dir=cache_dir())
     local.index()
     assert local.search(QUESTION, 3) == []  # BM25 alone
     stats = local.embed(Embedder(E5_EMBED_MODEL, e5_rig.url))
@@ -78,7 +79,7 @@ async def test_e5_small_runs_inside_ponder_without_ollama(summaries: Path) -> No
         embed_model="e5-small",
         ollama_base_url="http://127.0.0.1:9",  # nothing answers: no request may go there
     )
-    found = await make_search(config, warnings.append).search(QUESTION, 3)
+    found = await make_search(config, warnings.append, environment=here()).search(QUESTION, 3)
     assert stems(found)[:1] == ["textwrap"], warnings
     assert not warnings
     lines = [check.message for check in run_checks(config)]

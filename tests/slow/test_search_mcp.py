@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from support import SERVERS
+from support.edges import history
 from test_faults_search import Engine, patch_ddgs
 
 from ponder import aresearch
@@ -105,7 +106,6 @@ def test_servers_come_from_the_environment_as_json(monkeypatch: pytest.MonkeyPat
 async def test_mcp_servers_are_not_kept_in_the_run_history(
     rig: Rig, corpus: Path, offline_web: None
 ) -> None:
-    from ponder.services.storage import runs
 
     secret = tidebook(env={"WIKI_TOKEN": "s3cret"})
     report = await aresearch(
@@ -113,6 +113,6 @@ async def test_mcp_servers_are_not_kept_in_the_run_history(
         search="hybrid", docs=[str(corpus)], mcp_servers=[secret],
         searxng_url="http://127.0.0.1:9", mode="loop", max_loops=1, cache=False,
     )  # fmt: skip
-    record = runs.get(report.thread_id)
+    record = history().get(report.thread_id)
     assert record is not None and "mcp_servers" not in record.config
     assert "s3cret" not in str(record.config)

@@ -8,14 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.edges import history
 
 from ponder.core.errors import StorageError
 from ponder.services.storage import runs
 
 
 def test_a_run_whose_process_died_shows_as_interrupted(isolated: Path) -> None:
-    runs.start("alive", "topic", {})
-    assert runs.get("alive").status == "running"  # type: ignore[union-attr]
+    history().start("alive", "topic", {})
+    assert history().get("alive").status == "running"  # type: ignore[union-attr]
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
         capture_output=True,
@@ -24,8 +25,8 @@ def test_a_run_whose_process_died_shows_as_interrupted(isolated: Path) -> None:
     )
     with sqlite3.connect(isolated / "data" / "runs.sqlite") as conn:
         conn.execute("UPDATE runs SET pid=? WHERE thread_id='alive'", (int(dead.stdout),))
-    assert runs.get("alive").status == "interrupted"  # type: ignore[union-attr]
-    assert [r.status for r in runs.recent()] == ["interrupted"]
+    assert history().get("alive").status == "interrupted"  # type: ignore[union-attr]
+    assert [r.status for r in history().recent()] == ["interrupted"]
 
 
 def test_history_from_before_the_pid_column_is_migrated(isolated: Path) -> None:
@@ -34,9 +35,9 @@ def test_history_from_before_the_pid_column_is_migrated(isolated: Path) -> None:
     with sqlite3.connect(folder / "runs.sqlite") as conn:
         conn.execute(runs._SCHEMA)
         conn.execute("INSERT INTO runs VALUES ('old', 't', '{}', 'done', 1, 2, NULL, NULL)")
-    assert runs.get("old").status == "done"  # type: ignore[union-attr]
-    runs.start("new", "t2", {"max_loops": 2})
-    assert runs.get("new").config == {"max_loops": 2}  # type: ignore[union-attr]
+    assert history().get("old").status == "done"  # type: ignore[union-attr]
+    history().start("new", "t2", {"max_loops": 2})
+    assert history().get("new").config == {"max_loops": 2}  # type: ignore[union-attr]
 
 
 def test_unwritable_history_is_a_storage_error_and_finish_never_raises(
@@ -47,5 +48,5 @@ def test_unwritable_history_is_a_storage_error_and_finish_never_raises(
 
     monkeypatch.setattr(runs._Database, "_sqlite", broken)
     with pytest.raises(StorageError, match="PONDER_DATA_DIR"):
-        runs.start("t", "topic", {})
-    assert runs.finish("t", "failed") is False
+        history().start("t", "topic", {})
+    assert history().finish("t", "failed") is False

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.edges import cache_dir
 
 import ponder.services.search.local.reading as reading
 from ponder.core.errors import CallerRefusedError
@@ -58,7 +59,7 @@ def test_every_set_of_roots_in_a_folder_shares_its_index_and_reads_nothing_twice
     library: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read = reads(monkeypatch)
-    first = index([library])
+    first = index([library], cache_dir=cache_dir())
     assert first.indexed == 6 and len(indexes_on_disk(tmp_path)) == 1
     read.clear()
     # What a caller could send, over and over: before, each set was a new index of it all.
@@ -69,7 +70,7 @@ def test_every_set_of_roots_in_a_folder_shares_its_index_and_reads_nothing_twice
         [library / "bees", library / "tides" / "neap.md"],
         [library / "bees" / ".." / "tides"],
     ):
-        again = index(roots)
+        again = index(roots, cache_dir=cache_dir())
         assert again.indexed == 0 and again.removed == 0, roots
     assert read == [] and len(indexes_on_disk(tmp_path)) == 1
 
@@ -78,26 +79,28 @@ def test_a_sub_folder_of_an_operator_root_uses_the_roots_index_from_the_first_ti
     library: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read = reads(monkeypatch)
-    assert index([library / "tides"], anchors=[library]).indexed == 2
-    assert index([library / "bees"], anchors=[library]).indexed == 3
-    whole = index([library], anchors=[library])
+    assert index([library / "tides"], anchors=[library], cache_dir=cache_dir()).indexed == 2
+    assert index([library / "bees"], anchors=[library], cache_dir=cache_dir()).indexed == 3
+    whole = index([library], anchors=[library], cache_dir=cache_dir())
     assert whole.indexed == 1 and whole.unchanged == 5  # only overview.md was left to read
     assert len(read) == len(set(read)) == 6 and len(indexes_on_disk(tmp_path)) == 1
-    assert plan([library / "bees"], [library]) == [(library, [library / "bees"])]
+    assert plan([library / "bees"], [library], cache_dir=cache_dir()) == [
+        (library, [library / "bees"])
+    ]
 
 
 def test_a_sub_folder_searches_only_its_part_and_refreshes_only_it(
     library: Path, tmp_path: Path
 ) -> None:
-    index([library])
-    tides = FolderIndexes([library / "tides"])
+    index([library], cache_dir=cache_dir())
+    tides = FolderIndexes([library / "tides"], cache_dir=cache_dir())
     hits = tides.search("Moon tides bees", 5)
     assert {Path(h.url).name for h in hits} == {"spring.md", "neap.md"}
     (library / "bees" / "swarm.txt").unlink()  # outside the part in use
     (library / "tides" / "king.md").write_text("King tides are the highest.\n", "utf-8")
     stats = tides.index()
     assert (stats.indexed, stats.removed) == (1, 0)
-    whole = FolderIndexes([library])
+    whole = FolderIndexes([library], cache_dir=cache_dir())
     assert Path(whole.search("swarm old queen", 1)[0].url).name == "swarm.txt"  # not forgotten
     assert whole.status().stale_files == 1  # until the folder itself is refreshed
     tides.close()
@@ -113,7 +116,7 @@ def test_folders_apart_are_ranked_together_by_their_scores(tmp_path: Path) -> No
                 f"# {folder.name} {number}\n\nBees and hives, note {number}.\n", "utf-8"
             )
     (tides / "turbines.md").write_text("# Tidal turbines\n\nTidal turbines in straits.\n")
-    both = FolderIndexes([bees, tides])
+    both = FolderIndexes([bees, tides], cache_dir=cache_dir())
     assert len(both.units) == 2
     both.index()
     hits = both.search("tidal turbines", 3)
@@ -123,8 +126,8 @@ def test_folders_apart_are_ranked_together_by_their_scores(tmp_path: Path) -> No
 
 
 def test_hidden_files_and_links_out_of_the_folder_are_not_indexed(library: Path) -> None:
-    stats = index([library])
-    found = FolderIndexes([library])
+    stats = index([library], cache_dir=cache_dir())
+    found = FolderIndexes([library], cache_dir=cache_dir())
     names = {Path(h.url).name for h in found.search("zeppelin password private key", 10)}
     assert names == set() and stats.files == 6
     assert Path(found.search("spring tides new full moon", 3)[0].url).parent.name in (
@@ -134,9 +137,9 @@ def test_hidden_files_and_links_out_of_the_folder_are_not_indexed(library: Path)
 
 
 def test_the_operator_can_index_hidden_files_and_links(library: Path) -> None:
-    stats = index([library], hidden=True)
+    stats = index([library], hidden=True, cache_dir=cache_dir())
     assert stats.files == 10
-    found = FolderIndexes([library], hidden=True)
+    found = FolderIndexes([library], hidden=True, cache_dir=cache_dir())
     names = {Path(h.url).name for h in found.search("zeppelin", 10)}
     assert {".env.md", "keys.txt"} <= names  # draft.md and unfinished.md: one text, one slot
     assert names & {"unfinished.md", "draft.md"}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from support import make_pdf
+from support.edges import cache_dir, here
 
 from ponder.core.errors import SearchError
 from ponder.services.search import make_search
@@ -25,7 +26,7 @@ def _isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def indexed(*roots: Path) -> LocalIndex:
-    local = LocalIndex(roots)
+    local = LocalIndex(roots, cache_dir=cache_dir())
     local.index()
     return local
 
@@ -62,10 +63,10 @@ def corpus(tmp_path: Path) -> Path:
 
 def test_indexes_every_supported_format(corpus: Path) -> None:
     warnings: list[str] = []
-    stats = index([corpus], warn=warnings.append)
+    stats = index([corpus], warn=warnings.append, cache_dir=cache_dir())
     assert stats.files == 5 and stats.indexed == 5 and stats.skipped == 0
     assert warnings == []
-    local = LocalIndex([corpus])  # the index persists: no re-indexing needed
+    local = LocalIndex([corpus], cache_dir=cache_dir())  # the index persists: no re-indexing needed
     for query, name in [
         ("tidal turbines", "notes.md"),
         ("waggle dance", "bees.txt"),
@@ -101,9 +102,9 @@ def test_long_documents_become_passages(tmp_path: Path) -> None:
     paragraphs = [f"Paragraph {i} talks about topic{i} in some detail. " * 6 for i in range(40)]
     text = "\n\n".join(paragraphs)
     (docs / "long.md").write_text(text, encoding="utf-8")
-    stats = index([docs])
+    stats = index([docs], cache_dir=cache_dir())
     assert stats.passages >= 10
-    hit = LocalIndex([docs]).search("topic33", 1)[0]
+    hit = LocalIndex([docs], cache_dir=cache_dir()).search("topic33", 1)[0]
     start, end = (int(n) for n in hit.location.removeprefix("chars ").split("-"))
     assert end - start <= 1200 and text[start:end] == hit.content
     assert "topic33" in hit.content
@@ -115,7 +116,7 @@ def test_bad_files_are_skipped_with_a_warning(corpus: Path) -> None:
     (corpus / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
     (corpus / "empty.pdf").write_bytes(make_pdf([]))
     warnings: list[str] = []
-    stats = index([corpus], warn=warnings.append)
+    stats = index([corpus], warn=warnings.append, cache_dir=cache_dir())
     assert stats.skipped == 4 and stats.indexed == 5
     joined = "\n".join(warnings)
     assert "binary.txt: binary content" in joined
@@ -124,46 +125,50 @@ def test_bad_files_are_skipped_with_a_warning(corpus: Path) -> None:
     assert "empty.pdf: the PDF has no extractable text" in joined
     # An unchanged bad file is not read, or warned about, again.
     warnings.clear()
-    assert index([corpus], warn=warnings.append).skipped == 0 and warnings == []
-    assert index_status([corpus]).skipped_files == 4
+    assert (
+        index([corpus], warn=warnings.append, cache_dir=cache_dir()).skipped == 0 and warnings == []
+    )
+    assert index_status([corpus], cache_dir=cache_dir()).skipped_files == 4
 
 
 def test_reindex_is_incremental(corpus: Path) -> None:
-    index([corpus])
+    index([corpus], cache_dir=cache_dir())
     (corpus / "notes.md").write_text("# Tidal energy\n\nNow about lagoons.\n", encoding="utf-8")
     (corpus / "sub" / "bees.txt").unlink()
     (corpus / "new.md").write_text("Quokkas live on Rottnest Island.\n", encoding="utf-8")
-    status = index_status([corpus])
+    status = index_status([corpus], cache_dir=cache_dir())
     assert status.stale_files == 3 and status.indexed_files == 5
 
-    stats = index([corpus])
+    stats = index([corpus], cache_dir=cache_dir())
     assert (stats.indexed, stats.removed, stats.unchanged) == (2, 1, 3)
-    local = LocalIndex([corpus])
+    local = LocalIndex([corpus], cache_dir=cache_dir())
     assert local.search("quokkas", 3)[0].url.endswith("new.md")
     assert local.search("lagoons", 3)[0].url.endswith("notes.md")
     assert local.search("turbines", 3) == []
     assert local.search("waggle", 3) == []
-    assert index_status([corpus]).stale_files == 0
+    assert index_status([corpus], cache_dir=cache_dir()).stale_files == 0
 
     # Touched but unchanged: hashed, not re-parsed.
     notes = corpus / "notes.md"
     os.utime(notes, ns=(notes.stat().st_atime_ns, notes.stat().st_mtime_ns + 10**9))
-    stats = index([corpus])
+    stats = index([corpus], cache_dir=cache_dir())
     assert stats.indexed == 0 and stats.unchanged == 5
 
 
 def test_progress_reaches_the_total(corpus: Path) -> None:
     calls: list[tuple[int, int]] = []
-    index([corpus], progress=lambda done, total: calls.append((done, total)))
+    index([corpus], progress=lambda done, total: calls.append((done, total)), cache_dir=cache_dir())
     assert calls[-1] == (5, 5)
 
 
 def test_an_index_file_is_named_by_its_sorted_roots(corpus: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
-    assert index_path([corpus]) != index_path([corpus, other])
-    assert index_path([corpus, other]) == index_path([other, str(corpus) + "/"])
-    assert index_path([corpus]).parent == tmp_path / "cache" / "indexes"
+    assert index_path([corpus], cache_dir()) != index_path([corpus, other], cache_dir())
+    assert index_path([corpus, other], cache_dir()) == index_path(
+        [other, str(corpus) + "/"], cache_dir()
+    )
+    assert index_path([corpus], cache_dir()).parent == tmp_path / "cache" / "indexes"
 
 
 @pytest.mark.parametrize(
@@ -187,7 +192,7 @@ def test_query_words_are_quoted_and_ored() -> None:
 
 def test_missing_root_is_a_warning(tmp_path: Path) -> None:
     warnings: list[str] = []
-    stats = index([tmp_path / "nope"], warn=warnings.append)
+    stats = index([tmp_path / "nope"], warn=warnings.append, cache_dir=cache_dir())
     assert stats.files == 0 and "does not exist" in warnings[0]
 
 
@@ -198,14 +203,14 @@ def test_unwritable_cache_indexes_in_memory(
     blocker.write_text("a file where the cache folder should be")
     monkeypatch.setenv("PONDER_CACHE_DIR", str(blocker / "cache"))
     warnings: list[str] = []
-    local = LocalIndex([corpus], warn=warnings.append)
+    local = LocalIndex([corpus], warn=warnings.append, cache_dir=cache_dir())
     assert str(local.db_path) == ":memory:" and "in memory" in warnings[0]
     local.index()
     assert local.search("waggle", 1)[0].url.endswith("bees.txt")
 
 
 async def test_local_search_indexes_on_first_use_and_refreshes(corpus: Path) -> None:
-    backend = LocalSearch([corpus], refresh_seconds=0)
+    backend = LocalSearch([corpus], refresh_seconds=0, cache_dir=cache_dir())
     assert (await backend.search("waggle dance", 2))[0].url.endswith("bees.txt")
     (corpus / "late.txt").write_text("Axolotls regrow limbs.", encoding="utf-8")
     assert (await backend.search("axolotls", 2))[0].url.endswith("late.txt")
@@ -213,9 +218,13 @@ async def test_local_search_indexes_on_first_use_and_refreshes(corpus: Path) -> 
 
 def test_make_search_local_needs_docs() -> None:
     with pytest.raises(SearchError, match="--docs"):
-        make_search(Configuration(search="local"), warn=lambda _: None)
+        make_search(Configuration(search="local"), warn=lambda _: None, environment=here())
     with pytest.raises(SearchError, match="None of the document paths exist"):
-        make_search(Configuration(search="local", docs=["/no/such/dir"]), warn=lambda _: None)
+        make_search(
+            Configuration(search="local", docs=["/no/such/dir"]),
+            warn=lambda _: None,
+            environment=here(),
+        )
 
 
 async def test_local_search_opens_no_socket(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -226,7 +235,9 @@ async def test_local_search_opens_no_socket(corpus: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(socket.socket, "connect_ex", forbidden)
     monkeypatch.setattr(socket, "getaddrinfo", forbidden)
     monkeypatch.setattr(socket, "create_connection", forbidden)
-    backend = make_search(Configuration(search="local", docs=[str(corpus)]), warn=print)
+    backend = make_search(
+        Configuration(search="local", docs=[str(corpus)]), warn=print, environment=here()
+    )
     results = await backend.search("zebra stripes flies", 3)
     assert results and all(r.origin == "local" for r in results)
 
@@ -243,7 +254,7 @@ def test_files_over_the_size_limit_are_skipped_with_a_warning(
     (docs / "huge.md").write_text("tides " * 400)
     monkeypatch.setattr(indexer, "MAX_FILE_BYTES", 1000)
     warnings: list[str] = []
-    stats = local.index([docs], warn=warnings.append)
+    stats = local.index([docs], warn=warnings.append, cache_dir=cache_dir())
     assert stats.indexed == 1 and stats.skipped == 1
     assert any("huge.md" in w and "larger than" in w for w in warnings)
 

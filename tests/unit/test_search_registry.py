@@ -137,11 +137,14 @@ async def test_the_mcp_tool_offers_it(almanac: SearchPlugin) -> None:
 
 
 def test_the_factory_makes_it(almanac: SearchPlugin, tmp_path: Path) -> None:
+    from support.edges import here
+
     from ponder.services.search import make_search
 
     docs = tmp_path / "docs"
     docs.mkdir()
-    search: Any = make_search(Configuration(search="almanac", docs=[str(docs)]), print)
+    config = Configuration(search="almanac", docs=[str(docs)])
+    search: Any = make_search(config, print, environment=here())
     assert [backend.name for backend in search.backends] == ["almanac", "local"]
 
 

@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
+from support.edges import cache_dir, here
 
 from ponder.services.search import duckduckgo, make_search
 from ponder.services.search.base import SearchBackendError, SearchResult
@@ -282,7 +283,7 @@ async def test_make_search_falls_back_from_duckduckgo_to_searxng(
     patch_ddgs(monkeypatch, [DDGSException("ConnectError: offline")])
     warnings: list[str] = []
     config = Configuration(search="duckduckgo", searxng_url=searx.url, cache=False)
-    results = await make_search(config, warnings.append).search("tides", 2)
+    results = await make_search(config, warnings.append, environment=here()).search("tides", 2)
     assert [r.backend for r in results] == ["searxng", "searxng"]
     assert any("falling back to 'searxng'" in w for w in warnings)
 
@@ -293,7 +294,7 @@ async def test_make_search_warns_and_returns_empty_when_all_fail(
     patch_ddgs(monkeypatch, [DDGSException("ConnectError: offline")])
     warnings: list[str] = []
     config = Configuration(search="duckduckgo", searxng_url=closed_port_url(), cache=False)
-    assert await make_search(config, warnings.append).search("tides", 2) == []
+    assert await make_search(config, warnings.append, environment=here()).search("tides", 2) == []
     assert "Every search backend failed" in warnings[-1]
 
 
@@ -305,7 +306,9 @@ async def test_make_search_hybrid(
     docs.mkdir()
     (docs / "tides.md").write_text("Spring tides follow the new moon.", encoding="utf-8")
     config = Configuration(search="hybrid", docs=[str(docs)], cache=False)
-    results = await make_search(config, lambda _: None).search("spring tides", 3)
+    results = await make_search(config, lambda _: None, environment=here()).search(
+        "spring tides", 3
+    )
     assert [r.origin for r in results] == ["local", "web", "web"]
 
 
@@ -325,11 +328,11 @@ async def test_cache_hit_makes_no_request(searx: FakeSearxng, tmp_path: Path) ->
 async def test_cache_through_make_search_and_disabled(searx: FakeSearxng) -> None:
     config = Configuration(search="searxng", searxng_url=searx.url)
     for _ in range(2):
-        await make_search(config, lambda _: None).search("tides", 2)
+        await make_search(config, lambda _: None, environment=here()).search("tides", 2)
     assert len(searx.requests) == 1  # a new run (new backend) still hits the disk cache
     no_cache = config.model_copy(update={"cache": False})
     for _ in range(2):
-        await make_search(no_cache, lambda _: None).search("tides", 2)
+        await make_search(no_cache, lambda _: None, environment=here()).search("tides", 2)
     assert len(searx.requests) == 3
 
 
@@ -359,14 +362,14 @@ def test_unwritable_cache_degrades_with_one_warning(
     blocker.write_text("not a folder")
     monkeypatch.setenv("PONDER_CACHE_DIR", str(blocker / "cache"))
     warnings: list[str] = []
-    cache = Cache(warn=warnings.append)
+    cache = Cache(cache_dir() / "cache.sqlite", warn=warnings.append)
     cache.set("ns", "k", 1)
     assert cache.get("ns", "k") is None and not cache.enabled
     assert len(warnings) == 1 and "Cache disabled" in warnings[0]
 
 
 def test_cache_disabled_by_config(tmp_path: Path) -> None:
-    cache = Cache.from_config(Configuration(cache=False))
+    cache = Cache.from_config(Configuration(cache=False), cache_dir())
     cache.set("ns", "k", 1)
     assert cache.get("ns", "k") is None
     assert not (tmp_path / "cache" / "cache.sqlite").exists()

@@ -2,6 +2,9 @@
 
 Every run is checkpointed in SQLite under the user's data directory, so a run that was
 interrupted (Ctrl-C, a closed terminal, SIGKILL) is finished by ``resume(thread_id)``.
+
+Each call is an edge: it reads the machine's settings and the keys from the environment
+once (:func:`~ponder.settings.environment.read_environment`) and passes them down.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from ponder.core.redact import was_redacted
 from ponder.core.result import Report
 from ponder.core.topic import MAX_TOPIC_CHARS, clean_topic
 from ponder.settings.configuration import Configuration
-from ponder.settings.environment import machine
+from ponder.settings.environment import read_environment
+from ponder.settings.machine import Machine
 
 __all__ = [
     "MAX_TOPIC_CHARS",
@@ -81,23 +85,26 @@ async def stream(
 ) -> AsyncIterator[ProgressEvent | Report]:
     """Yield :class:`ProgressEvent` objects while researching, then the :class:`Report`."""
     clean = clean_topic(topic)
-    if server := server_url(server):
+    environment = read_environment()
+    if server := server_url(server, environment.machine):
         from ponder.api.remote import stream_remote
 
-        async for item in stream_remote(server, clean, ask=ask, **config):
+        token = environment.secret("PONDER_SERVER_TOKEN")
+        async for item in stream_remote(server, clean, token=token, ask=ask, **config):
             yield item
         return
     settings = Configuration.create(**config)
     thread = thread_id or new_thread_id()
-    from ponder.services.storage import runs
+    from ponder.services.storage.runs import RunHistory
 
+    runs = RunHistory(environment.machine)
     if thread_id is not None and runs.get(thread_id) is not None:
         raise InvalidInputError(
             f"A run with id '{thread_id}' already exists — continue it with "
             f"resume('{thread_id}') (`ponder resume {thread_id}`) or choose a new thread_id."
         )
     runs.start(thread, clean, settings.model_dump())
-    async for item in drive(thread, clean, settings, {"topic": clean}, ask):
+    async for item in drive(thread, clean, settings, environment, {"topic": clean}, ask):
         yield item
 
 
@@ -151,15 +158,19 @@ async def stream_resume(
     """Like :func:`stream`, for a run that already has a checkpoint."""
     from langgraph.types import Command
 
-    from ponder.services.storage import runs
+    from ponder.services.storage.runs import RunHistory
 
-    if server := server_url(server):
+    environment = read_environment()
+    if server := server_url(server, environment.machine):
         from ponder.api.remote import stream_remote_resume
 
-        async for item in stream_remote_resume(server, thread_id, answer, ask=ask, **config):
+        token = environment.secret("PONDER_SERVER_TOKEN")
+        events = stream_remote_resume(server, thread_id, answer, token=token, ask=ask, **config)
+        async for item in events:
             yield item
         return
 
+    runs = RunHistory(environment.machine)
     record = runs.get(thread_id)
     if record is None:
         raise RunNotFoundError(thread_id)
@@ -179,7 +190,7 @@ async def stream_resume(
     settings = Configuration.create(**{**stored, **config})
     runs.start(thread_id, record.topic, settings.model_dump())
     first: Any = Command(resume=answer) if answer is not None else None
-    async for item in drive(thread_id, record.topic, settings, first, ask):
+    async for item in drive(thread_id, record.topic, settings, environment, first, ask):
         yield item
 
 
@@ -190,9 +201,11 @@ async def stream_followup(
     run kept (the thread's next turn), and its report answers the new question."""
     from langchain_core.messages import HumanMessage
 
-    from ponder.services.storage import runs
+    from ponder.services.storage.runs import RunHistory
 
     clean = clean_topic(question)
+    environment = read_environment()
+    runs = RunHistory(environment.machine)
     record = runs.get(thread_id)
     if record is None:
         raise RunNotFoundError(thread_id)
@@ -205,7 +218,7 @@ async def stream_followup(
     settings = Configuration.create(**{**stored, **config})
     runs.start(thread_id, clean, settings.model_dump())
     first = {"messages": [HumanMessage(clean)]}
-    async for item in drive(thread_id, clean, settings, first, ask):
+    async for item in drive(thread_id, clean, settings, environment, first, ask):
         yield item
 
 
@@ -220,6 +233,9 @@ def _run_sync(work: Coroutine[Any, Any, Report]) -> Report:
         return pool.submit(asyncio.run, work).result()
 
 
-def server_url(server: str | None) -> str | None:
-    """The LangGraph Server to run on: as given, else ``PONDER_SERVER``, else none (local)."""
-    return (server or machine().server or "").strip() or None
+def server_url(server: str | None, machine: Machine | None = None) -> str | None:
+    """The LangGraph Server to run on: as given, else ``PONDER_SERVER`` (the ``machine``'s
+    settings, read from the environment here when not given), else none (local)."""
+    if not server:
+        server = (machine or read_environment().machine).server
+    return (server or "").strip() or None

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ponder.core.errors import StorageError
 from ponder.settings.configuration import Configuration
+from ponder.settings.environment import read_environment
 
 if TYPE_CHECKING:
     from ponder.services.search.local.index import EmbedStats, IndexStats, IndexStatus
@@ -75,8 +76,13 @@ def index_status(paths: Paths, config: Configuration | None = None) -> IndexStat
 
 
 def _reach(config: Configuration | None) -> dict[str, Any]:
+    """Where the indexes are (the machine's cache folder) and which of them serve."""
     config = config or Configuration.create()
-    return {"anchors": config.docs_roots, "hidden": config.docs_hidden_and_symlinks}
+    return {
+        "cache_dir": read_environment().cache_folder,
+        "anchors": config.docs_roots,
+        "hidden": config.docs_hidden_and_symlinks,
+    }
 
 
 def embedded_with(index_model: str | None, wanted: str | None) -> bool:
@@ -97,6 +103,8 @@ async def search_documents(
     from ponder.services.search import make_search
 
     config = Configuration.create(**{**options, "search": "local"})
-    backend = await asyncio.to_thread(make_search, config, warn or (lambda _message: None))
+    backend = await asyncio.to_thread(
+        make_search, config, warn or (lambda _message: None), environment=read_environment()
+    )
     found = await backend.search(query, max(1, min(limit, 20)))
     return [Passage(r.url, r.title, r.location, r.text) for r in found]

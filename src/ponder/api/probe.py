@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ponder.settings.configuration import Configuration
+from ponder.settings.environment import read_environment
 
 if TYPE_CHECKING:
     from ponder.services.model.servers import ModelServer
@@ -17,14 +18,14 @@ def model_server(config: Configuration, url: str) -> ModelServer:
     provider=openai); raises OllamaUnavailableError or its OpenAI-server kin."""
     from ponder.services.model.servers import model_server as ask
 
-    return ask(config, url)
+    return ask(config, url, api_key=read_environment().secret("OPENAI_API_KEY"))
 
 
 def search_ready(config: Configuration) -> None:
     """Raise SearchError when the configured search cannot work at all (no Tavily key)."""
     from ponder.services.search.registry import ready
 
-    ready(config)
+    ready(config, read_environment())
 
 
 def search_verdicts(config: Configuration) -> list[tuple[bool, str]]:

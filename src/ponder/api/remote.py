@@ -10,7 +10,7 @@ and ``resume`` follows it again, answers its question, or fetches its report.
 Only settings a caller may choose are sent (:mod:`ponder.settings.callers`): an operator-only one
 (an endpoint, a key's destination, MCP servers…) is refused here, before the server is
 asked. With ``PONDER_SERVER_TOKEN`` set, it is sent as a bearer token (the server's auth:
-:mod:`ponder.interfaces.langgraph_auth`).
+:mod:`ponder.interfaces.langgraph_auth`); the API's entry points read it and pass it in.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ponder.core.events import ProgressEvent
 from ponder.core.result import Report
 from ponder.settings.callers import caller_fields, refuse_operator_fields
 from ponder.settings.configuration import Configuration
-from ponder.settings.environment import Secret, secret
+from ponder.settings.keys import Secret
 
 GRAPH = "ponder"  # the graph's name in langgraph.json
 Ask = Callable[[str], str | Awaitable[str]]
@@ -41,23 +41,23 @@ _STATUS = {"busy": "running", "interrupted": "waiting", "error": "failed", "idle
 TOKEN_ENV: Secret = "PONDER_SERVER_TOKEN"
 
 
-def _client(server: str) -> Any:
+def _client(server: str, token: str | None) -> Any:
     from langgraph_sdk import get_client
 
-    token = secret(TOKEN_ENV)
     headers = {"Authorization": f"Bearer {token}"} if token else None
     # (connect, read, write, pool): a stream may be quiet for a long model call
     return get_client(url=server.rstrip("/"), timeout=(10.0, 600.0, 60.0, 10.0), headers=headers)
 
 
 async def stream_remote(
-    server: str, topic: str, *, ask: Ask | None = None, **options: Any
+    server: str, topic: str, *, token: str | None, ask: Ask | None = None, **options: Any
 ) -> AsyncIterator[ProgressEvent | Report]:
-    """Start ``topic`` on the server; yield its progress, then its :class:`Report`."""
+    """Start ``topic`` on the server; yield its progress, then its :class:`Report`.
+    ``token``: the bearer token to send (``PONDER_SERVER_TOKEN``), or None."""
     refuse_operator_fields(options)  # the server's operator sets those, not its callers
     Configuration.create(**options)  # a bad setting is an error here, before the server
     async with _talking_to(server):
-        client = _client(server)
+        client = _client(server, token)
         # The settings stay with the thread, so a resume from anywhere runs with them.
         metadata = {"ponder_topic": topic, "ponder_options": options}
         thread = await client.threads.create(metadata=metadata)
@@ -69,13 +69,13 @@ async def stream_remote(
 
 
 async def stream_remote_resume(
-    server: str, thread_id: str, answer: str | None = None, *, ask: Ask | None = None,
-    **options: Any,
+    server: str, thread_id: str, answer: str | None = None, *, token: str | None,
+    ask: Ask | None = None, **options: Any,
 ) -> AsyncIterator[ProgressEvent | Report]:  # fmt: skip
     """Follow a server run again: wait for it, answer its question, or fetch its report."""
     refuse_operator_fields(options)
     async with _talking_to(server):
-        client = _client(server)
+        client = _client(server, token)
         try:
             thread = await client.threads.get(thread_id)
         except Exception as exc:
@@ -196,12 +196,13 @@ def _finished(state: dict[str, Any]) -> bool:
     return not state.get("next") and bool((state.get("values") or {}).get("report"))
 
 
-async def remote_runs(server: str, limit: int = 20) -> list[Any]:
-    """The server's ponder runs, newest first, as run records."""
+async def remote_runs(server: str, token: str | None, limit: int = 20) -> list[Any]:
+    """The server's ponder runs, newest first, as run records (``token``: as for
+    :func:`stream_remote`)."""
     from ponder.services.storage.runs import RunRecord
 
     async with _talking_to(server):
-        threads = await _client(server).threads.search(
+        threads = await _client(server, token).threads.search(
             limit=limit, sort_by="updated_at", sort_order="desc"
         )
     records = []
@@ -220,6 +221,7 @@ async def remote_runs(server: str, limit: int = 20) -> list[Any]:
                 output=None,
                 message=None,
                 host=server,
+                elsewhere=True,
             )
         )
     return records

@@ -13,6 +13,7 @@ from ponder.core.errors import ClarificationNeeded, PonderError
 from ponder.core.events import ProgressEvent
 from ponder.core.result import Report
 from ponder.settings.configuration import Configuration
+from ponder.settings.environment import Environment
 
 Ask = Callable[[str], str | Awaitable[str]]
 
@@ -44,17 +45,26 @@ def new_thread_id() -> str:
 
 
 async def drive(
-    thread_id: str, topic: str, settings: Configuration, first: Any, ask: Ask | None
+    thread_id: str,
+    topic: str,
+    settings: Configuration,
+    environment: Environment,
+    first: Any,
+    ask: Ask | None,
 ) -> AsyncIterator[ProgressEvent | Report]:
     from langchain_core.runnables import RunnableConfig
     from langgraph.types import Command
 
     from ponder.graphs.main import graph_builder
-    from ponder.services.storage import runs
     from ponder.services.storage.checkpoints import open_checkpointer
+    from ponder.services.storage.runs import RunHistory
+    from ponder.settings.run_settings import RunContext
 
     # The settings travel as LangGraph's runtime context, not in ``configurable``: LangGraph
     # copies configurable values into checkpoint metadata, and URLs may hold credentials.
+    # So do the machine's settings and the keys the edge read: the context is never stored.
+    context = RunContext(settings, environment)
+    runs = RunHistory(environment.machine)
     config: RunnableConfig = {
         "configurable": {"thread_id": thread_id},
         "recursion_limit": settings.recursion_limit,
@@ -63,7 +73,7 @@ async def drive(
     status = "failed"
     message: str | None = None
     try:
-        async with open_checkpointer() as saver:
+        async with open_checkpointer(environment.machine) as saver:
             graph = graph_builder().compile(checkpointer=saver)
             snapshot = await graph.aget_state(config)
             # A finished run is not run again (its reducers would append a second pass).
@@ -77,7 +87,7 @@ async def drive(
                 async for ns, mode, chunk in graph.astream(
                     pending,
                     config,
-                    context=settings,
+                    context=context,
                     stream_mode=["custom"],
                     subgraphs=True,
                     durability="sync",

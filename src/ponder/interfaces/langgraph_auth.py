@@ -35,7 +35,8 @@ from langgraph_sdk.schema import RunStatus
 from ponder.core.errors import CallerRefusedError, ConfigurationError
 from ponder.settings.callers import operator_configuration, served_configuration
 from ponder.settings.ceilings import above_recursion_ceiling, recursion_ceiling, too_many_runs
-from ponder.settings.environment import Secret, secret
+from ponder.settings.environment import read_environment
+from ponder.settings.keys import Secret
 
 TOKENS_ENV: Secret = "PONDER_SERVER_TOKENS"
 LIVE: tuple[RunStatus, ...] = ("pending", "running")  # a run holding one of its caller's places
@@ -44,9 +45,10 @@ auth = Auth()
 log = logging.getLogger(__name__)
 
 
-def server_tokens(raw: str | None = None) -> dict[str, str]:
-    """User name → token, from ``PONDER_SERVER_TOKENS``."""
-    text = ((secret(TOKENS_ENV) or "") if raw is None else raw).strip()
+def server_tokens(raw: str) -> dict[str, str]:
+    """User name → token, from a list of them as ``PONDER_SERVER_TOKENS`` (and the MCP
+    server's and the UI's) hold them: ``user=token,...`` or JSON."""
+    text = raw.strip()
     if text.startswith("{"):
         try:
             parsed = json.loads(text)
@@ -67,7 +69,8 @@ def _unauthorized(detail: str) -> Auth.exceptions.HTTPException:
 
 @auth.authenticate
 async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
-    tokens = server_tokens()
+    # Each request is an edge: the server's environment, read as the request comes in.
+    tokens = server_tokens(read_environment().secret(TOKENS_ENV) or "")
     if not tokens:
         raise _unauthorized(
             f"This server accepts no callers yet: its operator sets {TOKENS_ENV} (user=token,...)."

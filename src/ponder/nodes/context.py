@@ -17,7 +17,8 @@ from ponder.services.model.llm import LLM
 from ponder.services.model.usage import Usage
 from ponder.settings.caller_view import CallerView
 from ponder.settings.configuration import Configuration
-from ponder.settings.run_settings import SERVED_KEY, run_configuration
+from ponder.settings.environment import Environment
+from ponder.settings.run_settings import SERVED_KEY, run_configuration, run_environment
 
 S = TypeVar("S")
 
@@ -26,6 +27,8 @@ S = TypeVar("S")
 class NodeContext:
     name: str
     config: Configuration
+    # The machine's settings and the keys, as the run's edge read them (never state).
+    environment: Environment
     # On a served graph: what its caller may see (state is the caller's to read, so the
     # operator's hosts and files are named, not given, before they are written there).
     view: CallerView | None = None
@@ -34,7 +37,14 @@ class NodeContext:
     counters: dict[str, float] = field(default_factory=dict)
 
     def llm(self, role: str = "default") -> LLM:
-        return LLM(self.config, role=role, usage=self.usage, warn=self.warn, on_event=self.emit)
+        return LLM(
+            self.config,
+            role=role,
+            usage=self.usage,
+            warn=self.warn,
+            on_event=self.emit,
+            api_key=self.environment.secret("OPENAI_API_KEY"),
+        )
 
     def warn(self, message: str) -> None:
         message = redact(message)  # warnings are kept in the run's state and shown
@@ -85,7 +95,8 @@ async def run_node(name: str, body: NodeFn[S], state: S, config: RunnableConfig)
     """Run a node body: resolve configuration, time it, and add its cost to ``stats``."""
     settings = run_configuration(config)
     served = SERVED_KEY in ((config or {}).get("configurable") or {})
-    ctx = NodeContext(name, settings, CallerView(settings) if served else None)
+    view = CallerView(settings) if served else None
+    ctx = NodeContext(name, settings, run_environment(config), view)
     ctx.emit("node_start")
     started = time.perf_counter()
     try:

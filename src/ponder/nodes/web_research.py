@@ -34,7 +34,9 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     ctx.emit("round_start", round=round_number, max_rounds=ctx.config.max_loops, queries=queries)
     # Off the event loop: opening the local index touches the disk (LangGraph Server forbids
     # blocking calls in async nodes).
-    backend = await asyncio.to_thread(make_search, ctx.config, ctx.warn, state["topic"])
+    backend = await asyncio.to_thread(
+        make_search, ctx.config, ctx.warn, state["topic"], environment=ctx.environment
+    )
     results = await _search_all(backend, queries, ctx)
     if ctx.config.fetch_full_page:
         results = await _read_full_pages(results, ctx)
@@ -97,7 +99,8 @@ async def _read_full_pages(
     from ponder.services.web.reader import PageReader
 
     # Opening the page cache touches SQLite: keep it off the event loop.
-    reader = await asyncio.to_thread(PageReader.from_config, ctx.config, ctx.warn)
+    folder = ctx.environment.cache_folder
+    reader = await asyncio.to_thread(PageReader.from_config, ctx.config, folder, ctx.warn)
     # A result that came with its text (a Wikipedia article, an arXiv paper) is not fetched
     # again: the API's text is cleaner than the page around it.
     web = [r for _, found in results for r in found if r.origin == "web" and not r.content]

@@ -34,12 +34,11 @@ from pydantic import ValidationError
 from ponder.core.errors import CallerRefusedError
 from ponder.settings.ceilings import above_ceiling, lowered_to_ceilings
 from ponder.settings.configuration import Configuration
+from ponder.settings.environment import ENV_ALIASES, PREFIX
 from ponder.settings.paths import path_problem
 from ponder.settings.search_backends import parse as search_names
 from ponder.settings.settable import settable_by
 
-# Where the operator sets a field, when it is not PONDER_<FIELD>.
-_ENV_NAMES = {"ollama_base_url": "OLLAMA_HOST or PONDER_OLLAMA_BASE_URL"}
 _MODEL_FIELDS = ("model", "report_model")
 
 
@@ -139,7 +138,8 @@ def served_configuration(values: Mapping[str, Any]) -> Configuration:
 
 
 def _operator_only(name: str, said: str | None = None) -> str:
-    where = _ENV_NAMES.get(name, f"PONDER_{name.upper()}")
+    aliases = [variable for variable, field in ENV_ALIASES.items() if field == name]
+    where = " or ".join([*aliases, f"{PREFIX}{name.upper()}"])
     shown = f"{said} ({name})" if said else name
     return f"{shown} is set by the server's operator ({where} in its environment), not by a caller"
 

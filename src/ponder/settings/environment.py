@@ -1,4 +1,4 @@
-"""The process environment: read here and nowhere else in ponder.
+"""The process environment: read here, by the edges (``api/``, ``interfaces/``), and passed down.
 
 Nothing in ponder changes it, except OpenMP's wait policy when unset
 (:func:`openmp_waits_passively`, which says why).
@@ -9,15 +9,13 @@ Three kinds of value live there:
   :class:`~ponder.settings.configuration.Configuration` field, and Ollama's ``OLLAMA_HOST``
   (:func:`field_values`, :func:`ollama_host`). Configuration puts them between a run's own
   values and the defaults.
-- **The machine's settings** (:class:`Machine`): where files go, which database and server,
-  this machine's name, who may call its MCP server. They belong to the process, never to
-  a run: a run's settings are stored with it and resumed from anywhere (another machine
-  sharing the database resumes it with its own folders and its own name), and a caller of
-  a shared server sends settings, never these.
-- **Keys and tokens** (:func:`secret`). Never settings either, since settings are stored
-  with every run, shown by Studio and printed with ``--json``: a key must be none of those.
-  ``TAVILY_API_KEY`` and ``OPENAI_API_KEY`` are the names their services document; the
-  tokens are the ones an operator puts in a server's environment.
+- **The machine's settings** (:class:`~ponder.settings.machine.Machine`): where files go,
+  which database and server, this machine's name, who may call its MCP server.
+- **Keys and tokens** (:mod:`ponder.settings.keys`), never settings.
+
+The last two are read once where a request comes in — a call of the Python API, a command,
+a server's start, a run of a graph that LangGraph serves — as one :class:`Environment`,
+and passed down from there: nothing below the edges asks the environment again.
 """
 
 from __future__ import annotations
@@ -25,67 +23,54 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
 
 from ponder.core.errors import ConfigurationError
+from ponder.settings.keys import Secret, Secrets
+from ponder.settings.machine import Machine
+from ponder.settings.paths import cache_folder, data_folder
+
+__all__ = ["Environment", "Machine", "Secret", "machine", "read_environment", "secret"]
 
 PREFIX = "PONDER_"
 # Lists of paths are split like PATH; other lists (model names hold ':') on commas.
 PATH_LISTS = ("docs", "docs_roots")
-
-Secret = Literal[
-    "TAVILY_API_KEY",  # search=tavily
-    "OPENAI_API_KEY",  # provider=openai, sent only to openai_base_url
-    "PONDER_SERVER_TOKEN",  # what `--server` sends as its bearer token
-    "PONDER_SERVER_TOKENS",  # a LangGraph Server's users and their tokens
-    "PONDER_MCP_TOKEN",  # the token `ponder mcp --http` requires (one, shared)
-    "PONDER_MCP_TOKENS",  # `ponder mcp --http`'s users and their tokens (user=token,...)
-    "PONDER_UI_TOKEN",  # the operator's token for `ponder ui` (required off loopback)
-    "PONDER_UI_TOKENS",  # `ponder ui`'s other users and their tokens (user=token,...)
-]
+# Variables not named PONDER_<FIELD> that set a field: Ollama's own (:func:`ollama_host`).
+ENV_ALIASES = {"OLLAMA_HOST": "ollama_base_url"}
 
 
-class Machine(BaseModel):
-    """The settings of the machine and process that run ponder, from ``PONDER_<FIELD>``."""
+@dataclass(frozen=True)
+class Environment:
+    """The machine's settings and the keys, as an edge read them: passed down, never
+    stored with a run (nor in LangGraph's checkpoints)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    machine: Machine
+    secrets: Secrets
 
-    data_dir: str | None = Field(
-        None, description="Checkpoints and run history. Unset: the user's data folder."
-    )
-    cache_dir: str | None = Field(
-        None, description="Search and page cache, local indexes. Unset: the user's cache folder."
-    )
-    database_url: str | None = Field(
-        None,
-        repr=False,  # it may hold a password
-        description="PostgreSQL for checkpoints and run history, shared by several machines. "
-        "Unset: SQLite in the data folder.",
-    )
-    host_id: str | None = Field(
-        None,
-        description="This machine's name in the run history. Unset: the host name (set it in "
-        "containers, which get a new one at every start).",
-    )
-    server: str | None = Field(
-        None, description="The LangGraph Server to run research on. Unset: this machine."
-    )
-    mcp_allowed_hosts: list[str] = Field(
-        default_factory=list,
-        description="Host headers `ponder mcp --http` accepts off loopback (host:port, "
-        "host:* for any port). Empty: the MCP SDK's loopback checks only.",
-    )
-    model_dir: str | None = Field(
-        None, description="Where the test rig keeps its model files. Unset: the cache folder."
-    )
+    @property
+    def data_folder(self) -> Path:
+        """Checkpoints and run history (created where it is first used)."""
+        return data_folder(self.machine)
 
-    @field_validator("data_dir", "cache_dir", "database_url", "host_id", "server", "model_dir")
-    @classmethod
-    def _blank_is_unset(cls, value: str | None) -> str | None:
-        return (value or "").strip() or None
+    @property
+    def cache_folder(self) -> Path:
+        """Search and page cache, local indexes (created where it is first used)."""
+        return cache_folder(self.machine)
+
+    def secret(self, name: Secret) -> str | None:
+        return self.secrets.get(name)
+
+
+def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
+    """What the environment says now about the machine and the keys (tests change it
+    between calls, so an edge reads it for each request, not once per process)."""
+    env = _environ(environ)
+    keys = {name: value for name in get_args(Secret) if (value := secret(name, env))}
+    return Environment(machine(env), Secrets(keys))
 
 
 def machine(environ: Mapping[str, str] | None = None) -> Machine:

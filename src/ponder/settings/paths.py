@@ -1,36 +1,35 @@
-"""Where ponder keeps its files. Tests point these at temporary folders."""
+"""Where ponder keeps its files, as the machine's settings say (tests point them at
+temporary folders). A folder is created where it is first used, so a folder that cannot be
+created fails there, where the failure is handled (a cache turns itself off, an index is
+kept in memory), not where the settings were read."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
 from ponder.core.errors import InvalidInputError
-from ponder.settings.environment import machine
+from ponder.settings.machine import Machine
 
 
-def data_dir() -> Path:
-    """Checkpoints and run history (``PONDER_DATA_DIR`` overrides)."""
-    return _ensure(machine().data_dir or platformdirs.user_data_dir("ponder"))
+def data_folder(machine: Machine) -> Path:
+    """Checkpoints and run history (``PONDER_DATA_DIR``, else the user's data folder)."""
+    return Path(machine.data_dir or platformdirs.user_data_dir("ponder")).expanduser()
 
 
-def cache_dir() -> Path:
-    """Search cache, page cache and local indexes (``PONDER_CACHE_DIR`` overrides)."""
-    return _ensure(machine().cache_dir or platformdirs.user_cache_dir("ponder"))
+def cache_folder(machine: Machine) -> Path:
+    """Search cache, page cache and local indexes (``PONDER_CACHE_DIR``, else the user's
+    cache folder)."""
+    return Path(machine.cache_dir or platformdirs.user_cache_dir("ponder")).expanduser()
 
 
-def _ensure(path: str) -> Path:
-    folder = Path(path).expanduser()
+def ensure(folder: Path) -> Path:
+    """``folder``, created when missing (OSError when it cannot be)."""
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def database_url() -> str | None:
-    """A PostgreSQL database shared by several machines (``PONDER_DATABASE_URL``) for
-    checkpoints and run history; None keeps them in SQLite in the data folder."""
-    return machine().database_url
 
 
 def redacted(url: str) -> str:
@@ -89,6 +88,23 @@ def path_problem(raw: str) -> str | None:
     if len(encoded) >= _PATH_MAX or any(len(part) > _NAME_MAX for part in encoded.split(b"/")):
         return f"{shown} is longer than any path this system accepts"
     return None
+
+
+def split_path_list(value: Any) -> Any:
+    """A list of paths given as one string is split like PATH; anything else is left as it
+    is, for validation."""
+    if isinstance(value, str):
+        return [part for part in value.split(os.pathsep) if part]
+    return value
+
+
+def usable_paths(value: list[str]) -> list[str]:
+    """``value`` unchanged when each path can name a file; else ValueError (for validation)
+    saying why, rather than failing later inside pathlib."""
+    problems = [problem for raw in value if (problem := path_problem(raw))]
+    if problems:
+        raise ValueError("; ".join(problems))
+    return value
 
 
 def usable_path(raw: str) -> Path:

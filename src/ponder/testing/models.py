@@ -61,10 +61,11 @@ def model_path(folder: Path | None = None) -> Path:
         ) from missing
 
     from ponder.settings.environment import machine
-    from ponder.settings.paths import cache_dir
+    from ponder.settings.paths import cache_folder, ensure
 
-    env = machine().model_dir
-    base = folder or (Path(env) if env else cache_dir() / "models")
+    settings = machine()  # the rig is a program of its own: its edge is here
+    models = Path(settings.model_dir) if settings.model_dir else None
+    base = folder or models or ensure(cache_folder(settings)) / "models"
     return Path(assemble(base / MODEL_NAME))
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ponder.core.errors import ExitCode, Interrupted, InvalidInputError, PonderError
 from ponder.interfaces.cli.arguments import COMMANDS, EFFORT_PRESETS, EXIT_USAGE, build_parser
+from ponder.interfaces.cli.flags import RUN_FLAGS
 
 EXIT_INTERRUPTED = ExitCode.INTERRUPTED
 
@@ -95,7 +96,7 @@ def _doctor(args: argparse.Namespace) -> int:
 def _index(args: argparse.Namespace) -> int:
     from ponder.interfaces.cli.manage import index_command
 
-    flags = {"embed_model": args.embed_model, "ollama_base_url": args.ollama_url}
+    flags = {"embed_model": args.embed_model, "ollama_base_url": args.ollama_base_url}
     options = {key: value for key, value in flags.items() if value is not None}
     return index_command(require_paths(args.paths, "PATH"), options)
 
@@ -124,36 +125,18 @@ def _runs(args: argparse.Namespace) -> int:
 def run_options(args: argparse.Namespace) -> dict[str, Any]:
     """Configuration keywords from the flags that were given (the rest: env, then defaults).
 
-    ``--effort`` sets a preset first, so an explicit ``--loops`` wins over it.
+    Each setting's flag stores its value under the field's name. ``--effort`` sets a preset
+    first, so an explicit ``--loops`` wins over it.
     """
     options: dict[str, Any] = dict(EFFORT_PRESETS[args.effort]) if args.effort else {}
-    flags = {
-        "model": args.model,
-        "search": args.search,
-        "max_loops": args.loops,
-        "mode": args.mode,
-        "ollama_base_url": args.ollama_url,
-        "searxng_url": args.searxng_url,
-        "embed_model": args.embed_model,
-        "provider": args.provider,
-        "openai_base_url": args.openai_url,
-        "wikipedia_lang": args.wikipedia_lang,
-    }
-    options.update({key: value for key, value in flags.items() if value is not None})
+    given = {name: getattr(args, name, None) for name in RUN_FLAGS if name != "docs"}
+    options.update({name: value for name, value in given.items() if value is not None})
     if args.docs:
         # A run on a server reads the server's disk: its paths are not checked here.
         from ponder.api import server_url
 
         remote = server_url(getattr(args, "server", None))
         options["docs"] = list(args.docs) if remote else require_paths(args.docs, "--docs")
-    if args.no_clarify:
-        options["allow_clarification"] = False
-    if args.no_cache:
-        options["cache"] = False
-    if args.full_pages:
-        options["fetch_full_page"] = True
-    if args.fallback:
-        options["fallback"] = True
     return options
 
 

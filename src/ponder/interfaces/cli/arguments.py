@@ -1,7 +1,10 @@
 """The ``ponder`` command's arguments: its subcommands, flags, help and examples.
 
-Only ``argparse``, :mod:`ponder.settings.choices`, :mod:`ponder.settings.search_backends` (the
-names the backends registered) and :mod:`ponder.core.errors` are imported, so ``ponder --help``
+A flag that sets a setting is the setting's own (:mod:`.flags`, generated from the fields'
+declarations): its name, help and how it is read are declared once, with the field, and its
+value lands under the field's name. Only ``argparse``, :mod:`ponder.settings.search_backends`
+(the names the backends registered), :mod:`ponder.settings.flag` and
+:mod:`ponder.core.errors` are imported, so ``ponder --help``
 answers at once.
 """
 
@@ -11,14 +14,13 @@ import argparse
 from typing import Any, NoReturn
 
 from ponder.core.errors import EXIT_CODES, ExitCode
+from ponder.interfaces.cli.flags import MACHINE_FLAGS, RUN_FLAGS
 from ponder.settings import search_backends
-from ponder.settings.choices import MODES, PROVIDERS
+from ponder.settings.flag import Flag
 
 EXIT_USAGE = ExitCode.USAGE
 
 COMMANDS = ("research", "index", "doctor", "runs", "resume", "mcp", "ui")
-MODE_CHOICES = MODES
-PROVIDER_CHOICES = PROVIDERS
 FORMAT_CHOICES = ("md", "html")
 # --effort: a preset the explicit flags override (run_options applies it first).
 EFFORT_PRESETS: dict[str, dict[str, int]] = {
@@ -70,12 +72,9 @@ def build_parser() -> Parser:
 
     index = commands.add_parser("index", help="build or refresh the local index of documents")
     index.add_argument("paths", nargs="+", metavar="PATH", help="folders or files to index")
-    index.add_argument(
-        "--embed-model",
-        metavar="MODEL",
-        help="also embed the passages with this Ollama model, for semantic search",
-    )
-    index.add_argument("--ollama-url", metavar="URL", help="where Ollama listens")
+    embed = "also embed the passages with this Ollama model, for semantic search"
+    add_setting(index, "embed_model", help=embed)
+    add_setting(index, "ollama_base_url")
 
     doctor = commands.add_parser("doctor", help="check Ollama, the model, search and the index")
     _add_run_options(doctor)
@@ -83,7 +82,7 @@ def build_parser() -> Parser:
     runs = commands.add_parser("runs", help="list recent runs with their status")
     runs.add_argument("--limit", type=int, default=20, help="how many runs (default 20)")
     runs.add_argument("--json", action="store_true", help="print JSON lines")
-    runs.add_argument("--server", metavar="URL", help="list the runs of this LangGraph Server")
+    add_setting(runs, "server", help="list the runs of this LangGraph Server")
 
     mcp = commands.add_parser("mcp", help="serve ponder to MCP clients (stdio, or --http PORT)")
     mcp.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on this port")
@@ -96,9 +95,9 @@ def build_parser() -> Parser:
     resume = commands.add_parser("resume", help="finish an interrupted or paused run")
     resume.add_argument("thread_id", metavar="ID", help="the run id (see `ponder runs`)")
     resume.add_argument("--answer", help="answer to the run's clarifying question")
-    resume.add_argument("--model", help="continue with another Ollama model")
-    resume.add_argument("--ollama-url", metavar="URL", help="continue with Ollama elsewhere")
-    resume.add_argument("--server", metavar="URL", help="the LangGraph Server the run is on")
+    add_setting(resume, "model", help="continue with another Ollama model")
+    add_setting(resume, "ollama_base_url", help="continue with Ollama elsewhere")
+    add_setting(resume, "server", help="the LangGraph Server the run is on")
     resume.add_argument(
         "--force",
         action="store_true",
@@ -108,65 +107,45 @@ def build_parser() -> Parser:
     return parser
 
 
+# The settings `ponder research` and `ponder doctor` take, in the order their help lists
+# them ("--effort" is no setting: a preset of three); a flag declared later joins the end.
+RUN_OPTIONS = (
+    "model", "search", "wikipedia_lang", "docs", "max_loops", "mode", "--effort",
+    "ollama_base_url", "provider", "openai_base_url", "server", "embed_model", "searxng_url",
+    "fallback", "fetch_full_page", "allow_clarification", "cache",
+)  # fmt: skip
+
+
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("research options")
-    group.add_argument("--model", help="Ollama model, e.g. gemma3:4b")
-    group.add_argument(
-        "--search",
-        type=_search_names,
-        metavar="NAME[,NAME]",
-        help=f"search backend(s): {', '.join(search_backends.names())}; several comma-separated",
-    )
-    group.add_argument(
-        "--wikipedia-lang",
-        metavar="LANG",
-        help="Wikipedia edition (en, de, …); default: the question's language",
-    )
-    group.add_argument(
-        "--docs", action="append", metavar="PATH", help="your documents (repeatable)"
-    )
-    group.add_argument("--loops", type=int, metavar="N", help="maximum search rounds")
-    group.add_argument("--mode", choices=MODE_CHOICES, help="loop, deep, or auto (default)")
-    group.add_argument(
-        "--effort",
-        choices=tuple(EFFORT_PRESETS),
-        help="preset for rounds, queries per round and researchers; explicit flags win",
-    )
-    group.add_argument("--ollama-url", metavar="URL", help="where Ollama listens")
-    group.add_argument(
-        "--provider",
-        choices=PROVIDER_CHOICES,
-        help="ollama (default), or openai: LM Studio, llama-server, vLLM, LocalAI",
-    )
-    group.add_argument(
-        "--openai-url",
-        metavar="URL",
-        help="with --provider openai: the server's /v1 address (LM Studio :1234, llama-server "
-        ":8080)",
-    )
-    group.add_argument(
-        "--server",
-        metavar="URL",
-        help="run on this LangGraph Server (also PONDER_SERVER); the report is saved here",
-    )
-    group.add_argument(
-        "--embed-model",
-        metavar="MODEL",
-        help="semantic search over --docs with this Ollama embedding model (off by default)",
-    )
-    group.add_argument("--searxng-url", metavar="URL", help="your SearXNG instance")
-    group.add_argument(
-        "--fallback",
-        action="store_true",
-        help="with --search searxng, try DuckDuckGo when SearXNG fails (off: stay private)",
-    )
-    group.add_argument(
-        "--full-pages", action="store_true", help="read whole web pages, not only snippets"
-    )
-    group.add_argument(
-        "--no-clarify", action="store_true", help="never stop to ask a clarifying question"
-    )
-    group.add_argument("--no-cache", action="store_true", help="do not cache search results")
+    later = [name for name in (*RUN_FLAGS, *MACHINE_FLAGS) if name not in RUN_OPTIONS]
+    for name in (*RUN_OPTIONS, *later):
+        if name != "--effort":
+            add_setting(group, name)
+            continue
+        group.add_argument(
+            "--effort",
+            choices=tuple(EFFORT_PRESETS),
+            help="preset for rounds, queries per round and researchers; explicit flags win",
+        )
+
+
+def add_setting(parser: Any, name: str, help: str | None = None) -> None:
+    """The flag of setting ``name`` (a Configuration or machine field), its value stored
+    under the field's name; ``help`` says what it means for one command, where that differs."""
+    flag: Flag = RUN_FLAGS.get(name) or MACHINE_FLAGS[name]
+    said = help or flag.help
+    if flag.parse == "search":  # the names the backends registered, when the parser is built
+        said = said.format(choices=", ".join(search_backends.names()))
+    options: dict[str, Any] = {"dest": name, "help": said}
+    if flag.action in ("true", "false"):
+        options.update(action="store_const", const=flag.action == "true")
+    else:
+        options.update(metavar=flag.metavar, choices=flag.choices or None)
+        options.update(type={"int": int, "search": _search_names}.get(flag.parse))
+        if flag.action == "append":
+            options["action"] = "append"
+    parser.add_argument(flag.name, **options)
 
 
 def _add_output_options(parser: argparse.ArgumentParser) -> None:

@@ -68,7 +68,7 @@ def resume_command(thread_id: str, answer: str | None, args: argparse.Namespace)
     view = make_view()
     overrides = {
         key: value
-        for key, value in (("model", args.model), ("ollama_base_url", args.ollama_url))
+        for key, value in (("model", args.model), ("ollama_base_url", args.ollama_base_url))
         if value is not None
     }
     if server is not None:

@@ -24,7 +24,8 @@ from pydantic import AnyHttpUrl
 
 from ponder.core.errors import ConfigurationError
 from ponder.interfaces.langgraph_auth import server_tokens
-from ponder.settings.environment import Secret, machine, secret
+from ponder.settings.keys import Secret, Secrets
+from ponder.settings.machine import Machine
 
 TOKEN_ENV: Secret = "PONDER_MCP_TOKEN"
 TOKENS_ENV: Secret = "PONDER_MCP_TOKENS"
@@ -50,10 +51,10 @@ class UserTokens:
         return AccessToken(token="", client_id=found, subject=found, scopes=[])
 
 
-def mcp_users() -> dict[str, str]:
+def mcp_users(secrets: Secrets) -> dict[str, str]:
     """Token → user name, from PONDER_MCP_TOKENS and PONDER_MCP_TOKEN (empty: none set)."""
-    users = {token: name for name, token in server_tokens(secret(TOKENS_ENV) or "").items()}
-    if shared := secret(TOKEN_ENV):
+    users = {token: name for name, token in server_tokens(secrets.get(TOKENS_ENV) or "").items()}
+    if shared := secrets.get(TOKEN_ENV):
         users[shared] = SHARED
     return users
 
@@ -64,9 +65,9 @@ def caller() -> str:
     return token.client_id if token is not None else LOCAL
 
 
-def check_listening(host: str) -> None:
+def check_listening(host: str, secrets: Secrets) -> None:
     """Refuse to listen off loopback without a token, before anything binds."""
-    if host not in LOOPBACK and not mcp_users():
+    if host not in LOOPBACK and not mcp_users(secrets):
         raise ConfigurationError(
             f"`ponder mcp --host {host}` would let anyone on the network run research here — "
             f"set {TOKENS_ENV} (user=token,... : each user's own runs) or {TOKEN_ENV} (one "
@@ -75,9 +76,9 @@ def check_listening(host: str) -> None:
         )
 
 
-def server_auth(host: str, port: int) -> dict[str, Any]:
+def server_auth(host: str, port: int, secrets: Secrets) -> dict[str, Any]:
     """MCPServer arguments for bearer auth, when a token is set."""
-    users = mcp_users()
+    users = mcp_users(secrets)
     if not users:
         return {}
     where = f"[{host}]" if ":" in host else host
@@ -88,9 +89,9 @@ def server_auth(host: str, port: int) -> dict[str, Any]:
     return {"token_verifier": UserTokens(users), "auth": settings}
 
 
-def transport_security(host: str) -> TransportSecuritySettings | None:
+def transport_security(machine: Machine) -> TransportSecuritySettings | None:
     """Host/Origin checks: the SDK's own on loopback (None), or the operator's list."""
-    allowed = machine().mcp_allowed_hosts
+    allowed = machine.mcp_allowed_hosts
     if not allowed:
         return None
     return TransportSecuritySettings(

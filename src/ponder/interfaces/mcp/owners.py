@@ -14,14 +14,15 @@ import sqlite3
 from contextlib import closing
 
 from ponder.core.errors import StorageError
-from ponder.settings.paths import data_dir
+from ponder.settings.environment import machine
+from ponder.settings.paths import data_folder, ensure
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS owners (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL)"
 
 
 def _connect() -> sqlite3.Connection:
     try:
-        conn = sqlite3.connect(data_dir() / "mcp.sqlite", timeout=10)
+        conn = sqlite3.connect(ensure(data_folder(machine())) / "mcp.sqlite", timeout=10)
         conn.execute(_SCHEMA)
     except sqlite3.Error as exc:
         raise StorageError(

@@ -49,6 +49,7 @@ from ponder.settings.caller_view import CallerView
 from ponder.settings.callers import operator_configuration, served_options
 from ponder.settings.ceilings import RunSlots
 from ponder.settings.choices import Mode
+from ponder.settings.environment import read_environment
 from ponder.settings.search_backends import SearchName
 
 INSTRUCTIONS = (
@@ -288,9 +289,9 @@ def serve(http_port: int | None = None, host: str = "127.0.0.1") -> int:
     if http_port is None:
         build_server().run()
         return 0
-    check_listening(host)
-    server = build_server(**server_auth(host, http_port))
-    server.run(
-        "streamable-http", host=host, port=http_port, transport_security=transport_security(host)
-    )
+    environment = read_environment()  # the tokens and allowed hosts, once, at the start
+    check_listening(host, environment.secrets)
+    server = build_server(**server_auth(host, http_port, environment.secrets))
+    security = transport_security(environment.machine)
+    server.run("streamable-http", host=host, port=http_port, transport_security=security)
     return 0

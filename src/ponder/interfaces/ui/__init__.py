@@ -13,6 +13,7 @@ import sys
 
 from ponder.core.errors import ConfigurationError
 from ponder.interfaces.ui.access import check_listening, users
+from ponder.settings.environment import read_environment
 
 DEFAULT_PORT = 8765
 
@@ -28,14 +29,17 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> int:
 
     from ponder.interfaces.ui.app import create_app
 
-    check_listening(host)
-    operator_token = next((t for t, u in users().items() if u.operator), None)
+    environment = read_environment()
+    known = users(environment.secrets)
+    check_listening(host, known)
+    operator_token = next((t for t, u in known.items() if u.operator), None)
     url = address(host, port) + (f"?token={operator_token}" if operator_token else "")
     listening = _bind(host, port)
     print(
         f"ponder ui: open {url}  (Ctrl-C stops it; a stopped run can be resumed)", file=sys.stderr
     )
-    config = uvicorn.Config(create_app(host, port), log_level="warning", lifespan="on")
+    app = create_app(host, port, environment)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
     # uvicorn shuts down gracefully on Ctrl-C (the runs are kept, resumable), then re-raises it.
     with contextlib.suppress(KeyboardInterrupt):
         uvicorn.Server(config).run(sockets=[listening])

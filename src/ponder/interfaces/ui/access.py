@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlencode
 from ponder.core.errors import ConfigurationError
 from ponder.interfaces.langgraph_auth import server_tokens
 from ponder.interfaces.mcp.http import LOOPBACK
-from ponder.settings.environment import secret
+from ponder.settings.keys import Secrets
 
 COOKIE = "ponder_ui"
 OPERATOR = "operator"
@@ -34,21 +34,20 @@ class User:
     operator: bool  # sees every run and sets any field; a caller is held to its own
 
 
-def users() -> dict[str, User]:
-    """Token → user, from the environment (empty: no token is needed on loopback)."""
-    known = {token: User(name, False) for name, token in server_tokens(_raw_users()).items()}
-    if token := secret("PONDER_UI_TOKEN"):
+def users(secrets: Secrets) -> dict[str, User]:
+    """Token → user, from the keys the environment holds (empty: no token is needed on
+    loopback)."""
+    raw = secrets.get("PONDER_UI_TOKENS") or ""
+    known = {token: User(name, False) for name, token in server_tokens(raw).items()}
+    if token := secrets.get("PONDER_UI_TOKEN"):
         known[token] = User(OPERATOR, True)
     return known
 
 
-def _raw_users() -> str:
-    return secret("PONDER_UI_TOKENS") or ""
-
-
-def check_listening(host: str) -> None:
-    """Refuse to listen off loopback without a token, before anything binds."""
-    if host not in LOOPBACK and not users():
+def check_listening(host: str, known: dict[str, User]) -> None:
+    """Refuse to listen off loopback without a token (``known``: :func:`users`), before
+    anything binds."""
+    if host not in LOOPBACK and not known:
         raise ConfigurationError(
             f"`ponder ui --host {host}` would let anyone on the network run research here — "
             "set PONDER_UI_TOKEN (yours) and optionally PONDER_UI_TOKENS (user=token,...) for "
@@ -59,12 +58,12 @@ def check_listening(host: str) -> None:
 class Access:
     """ASGI middleware: answers 400/403/401 before any route runs; sets ``scope["user"]``."""
 
-    def __init__(self, app: Any, host: str, port: int) -> None:
+    def __init__(self, app: Any, host: str, port: int, known: dict[str, User]) -> None:
         self.app = app
         self.loopback = host in LOOPBACK
         names = {"127.0.0.1", "localhost", "[::1]"} if self.loopback else set()
         self.hosts = {f"{name}:{port}" for name in names}
-        self.users = users()
+        self.users = known
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":

@@ -23,7 +23,7 @@ from ponder.api import history
 from ponder.core.errors import PonderError
 from ponder.interfaces.html import STYLE
 from ponder.interfaces.ui import pages, shown
-from ponder.interfaces.ui.access import Access
+from ponder.interfaces.ui.access import Access, users
 from ponder.interfaces.ui.asking import ask_defaults, models_info, run_options
 from ponder.interfaces.ui.document_routes import documents_page, index_folder, index_job
 from ponder.interfaces.ui.folders import Indexer
@@ -44,6 +44,7 @@ from ponder.interfaces.ui.run_routes import (
     report_fragment,
     run_page,
 )
+from ponder.settings.environment import Environment, read_environment
 
 STATIC = Path(__file__).parent / "static"
 CSP = (
@@ -53,8 +54,12 @@ CSP = (
 HISTORY_LIMIT = 500
 
 
-def create_app(host: str = "127.0.0.1", port: int = 8765) -> Any:
-    """The ASGI app: the routes behind the access checks and the security headers."""
+def create_app(
+    host: str = "127.0.0.1", port: int = 8765, environment: Environment | None = None
+) -> Any:
+    """The ASGI app: the routes behind the access checks and the security headers.
+    ``environment``: the tokens, as `ponder ui` read them (else read here)."""
+    environment = environment or read_environment()
     manager = RunManager()
     indexer = Indexer()
 
@@ -85,7 +90,7 @@ def create_app(host: str = "127.0.0.1", port: int = 8765) -> Any:
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.manager = manager
     app.state.indexer = indexer
-    return Access(_SecurityHeaders(app), host, port)
+    return Access(_SecurityHeaders(app), host, port, users(environment.secrets))
 
 
 class _SecurityHeaders:

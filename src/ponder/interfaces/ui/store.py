@@ -16,7 +16,8 @@ from contextlib import closing
 from typing import Any
 
 from ponder.core.errors import StorageError
-from ponder.settings.paths import data_dir
+from ponder.settings.environment import machine
+from ponder.settings.paths import data_folder, ensure
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS owners (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL)",
@@ -28,7 +29,7 @@ _SCHEMA = (
 
 def _connect() -> sqlite3.Connection:
     try:
-        conn = sqlite3.connect(data_dir() / "ui.sqlite", timeout=10)
+        conn = sqlite3.connect(ensure(data_folder(machine())) / "ui.sqlite", timeout=10)
         for statement in _SCHEMA:
             conn.execute(statement)
     except sqlite3.Error as exc:

@@ -63,7 +63,9 @@ class LLM:
         usage: Usage | None = None,
         warn: Warn | None = None,
         on_event: OnEvent | None = None,
+        api_key: str | None = None,
     ) -> None:
+        """``api_key``: the OpenAI API server's key, with provider=openai (read at an edge)."""
         self.config = config
         self.model = (
             config.report_model if role == "report" and config.report_model else (config.model)
@@ -72,7 +74,7 @@ class LLM:
         self._warn = warn or (lambda _message: None)
         self._on_event = on_event
         # One client per LLM (per node) and host: retries and later calls reuse its connections.
-        self.provider = provider_for(config, self.model)
+        self.provider = provider_for(config, self.model, api_key)
 
     # -- public API -----------------------------------------------------------------
 

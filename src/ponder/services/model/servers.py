@@ -18,8 +18,11 @@ class ModelServer:
     models: list[str]
 
 
-def model_server(config: Configuration, url: str, timeout: float = 5.0) -> ModelServer:
-    """Ask the server at ``url`` for its models. Raises OllamaUnavailableError (or, with
-    provider=openai, ModelServerUnavailableError / ModelServerRefusedError)."""
-    provider = provider_for(config, model="")
+def model_server(
+    config: Configuration, url: str, timeout: float = 5.0, api_key: str | None = None
+) -> ModelServer:
+    """Ask the server at ``url`` for its models (``api_key``: see :func:`provider_for`).
+    Raises OllamaUnavailableError (or, with provider=openai, ModelServerUnavailableError /
+    ModelServerRefusedError)."""
+    provider = provider_for(config, model="", api_key=api_key)
     return ModelServer(url, provider.server_kind, provider.served_models(url, timeout))

@@ -37,24 +37,28 @@ from ponder.services.search.local.embeddings import Embedder
 from ponder.services.search.registry import Warn, plugin
 from ponder.services.storage.cache import Cache
 from ponder.settings.configuration import Configuration
+from ponder.settings.environment import Environment
 
 LOCAL = "local"  # the user's documents: the last fallback of every other search
 
 
-def make_search(config: Configuration, warn: Warn, topic: str = "") -> SearchBackend:
+def make_search(
+    config: Configuration, warn: Warn, topic: str = "", *, environment: Environment
+) -> SearchBackend:
     """The configured search backend, with caching and fallback; see the module docstring.
 
-    ``topic`` (the question) chooses the Wikipedia edition when ``wikipedia_lang`` does
-    not. Raises SearchError when ``local`` or ``hybrid`` search cannot work as configured.
+    ``environment``: the cache folder and the keys, as an edge read them. ``topic`` (the
+    question) chooses the Wikipedia edition when ``wikipedia_lang`` does not. Raises
+    SearchError when ``local`` or ``hybrid`` search cannot work as configured.
     """
-    local = _local(config, warn)
+    local = _local(config, environment, warn)
     names = config.searches
     if LOCAL in names and local is None:
         raise SearchError(
             f"search={config.search!r} needs your documents — pass --docs PATH (or docs=[...] "
             "in Python, PONDER_DOCS in the environment)."
         )
-    built = Building(config, warn, topic, local)
+    built = Building(config, environment, warn, topic, local)
     if len(names) > 1:
         parts = [
             local if name == LOCAL and local else FallbackSearch(built.chain(name), warn)
@@ -74,9 +78,15 @@ class Building:
     user's documents, and every backend's fallback chain."""
 
     def __init__(
-        self, config: Configuration, warn: Warn, topic: str, local: SearchBackend | None
+        self,
+        config: Configuration,
+        environment: Environment,
+        warn: Warn,
+        topic: str,
+        local: SearchBackend | None,
     ) -> None:
         self.config = config
+        self.environment = environment
         self.warn = warn
         self.topic = topic
         self.local = local
@@ -84,7 +94,9 @@ class Building:
     @cached_property
     def cache(self) -> Cache | None:
         """The shared cache, opened when a web backend is first made."""
-        return Cache.from_config(self.config, self.warn) if self.config.cache else None
+        if not self.config.cache:
+            return None
+        return Cache.from_config(self.config, self.environment.cache_folder, self.warn)
 
     def cached(self, backend: SearchBackend) -> SearchBackend:
         cache = self.cache
@@ -98,7 +110,7 @@ class Building:
         return [first.make(self), *(other.make(self) for other in allowed)]
 
 
-def _local(config: Configuration, warn: Warn) -> LocalSearch | None:
+def _local(config: Configuration, environment: Environment, warn: Warn) -> LocalSearch | None:
     if not config.docs:
         return None
     existing = [p for p in config.docs if Path(p).expanduser().exists()]
@@ -113,6 +125,7 @@ def _local(config: Configuration, warn: Warn) -> LocalSearch | None:
         embedder = Embedder(config.embed_model, config.ollama_hosts[0], config.request_timeout)
     return LocalSearch(
         existing,
+        cache_dir=environment.cache_folder,
         warn=warn,
         embedder=embedder,
         anchors=config.docs_roots,

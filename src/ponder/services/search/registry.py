@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ponder.services.search.base import SearchBackend
     from ponder.services.storage.cache import Cache
     from ponder.settings.configuration import Configuration
+    from ponder.settings.environment import Environment
 
 Warn = Callable[[str], None]
 
@@ -47,6 +48,7 @@ class Building(Protocol):
     """What ``make`` is given (:class:`ponder.services.search.factory.Building`)."""
 
     config: Configuration
+    environment: Environment  # the cache folder and the keys, as an edge read them
     warn: Warn
     topic: str
     local: SearchBackend | None  # the user's documents, when ``docs`` names any
@@ -67,7 +69,7 @@ class SearchPlugin(NamedTuple):
     info: SearchBackendInfo
     make: Callable[[Building], SearchBackend]
     check: Callable[[Configuration], Verdict] | None = None
-    ready: Callable[[Configuration], None] | None = None
+    ready: Callable[[Configuration, Environment], None] | None = None
     contract: Callable[[str, Path, Patch], SearchBackend] | None = None
 
     @property
@@ -123,8 +125,9 @@ def verdicts(config: Configuration) -> list[Verdict]:
     return [p.check(config) for p in covered(config.searches) if p.check is not None]
 
 
-def ready(config: Configuration) -> None:
-    """Raise SearchError when a backend the search names cannot work at all."""
+def ready(config: Configuration, environment: Environment) -> None:
+    """Raise SearchError when a backend the search names cannot work at all (``environment``:
+    the keys, as an edge read them)."""
     for name in config.searches:
         if (check := plugin(name).ready) is not None:
-            check(config)
+            check(config, environment)

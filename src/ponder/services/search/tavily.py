@@ -1,9 +1,10 @@
 """Tavily, a search API made for agents, through its official client (tavily-python).
 
 Never the default: it needs an account, and each query is sent to Tavily. The key comes
-from ``TAVILY_API_KEY``. A missing or rejected key is a SearchError (exit code 6), raised
-even in the middle of a run, because no later query can succeed; a usage limit, a timeout
-or a server error is a backend failure, like any other backend's.
+from ``TAVILY_API_KEY``, read at an edge and passed in. A missing or rejected key is a
+SearchError (exit code 6), raised even in the middle of a run, because no later query can
+succeed; a usage limit, a timeout or a server error is a backend failure, like any other
+backend's.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ from typing import Any
 
 from ponder.core.errors import SearchError
 from ponder.services.search.base import SearchBackendError, SearchResult
-from ponder.settings.environment import secret
 
 SIGN_UP = "https://app.tavily.com"
 
 
-def tavily_key() -> str:
-    key = secret("TAVILY_API_KEY")
+def tavily_key(key: str | None) -> str:
+    """The key the environment held (None: it held none), or a SearchError saying where to
+    set one."""
     if not key:
         raise SearchError(
             f"search=tavily needs an API key — set TAVILY_API_KEY (get one at {SIGN_UP}), "
@@ -30,9 +31,9 @@ def tavily_key() -> str:
 class TavilySearch:
     name = "tavily"
 
-    def __init__(self, base_url: str, *, api_key: str | None = None, timeout: float = 30.0):
+    def __init__(self, base_url: str, *, api_key: str | None, timeout: float = 30.0):
         self.base_url = base_url.rstrip("/")
-        self.api_key = api_key or tavily_key()
+        self.api_key = tavily_key(api_key)
         self.timeout = timeout
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:

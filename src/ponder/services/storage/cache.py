@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from ponder.settings.configuration import Configuration
-from ponder.settings.paths import cache_dir
 
 Warn = Callable[[str], None]
 
@@ -41,7 +40,7 @@ class Cache:
 
     def __init__(
         self,
-        path: Path | None = None,
+        path: Path,
         *,
         ttl_seconds: float = 24 * 3600,
         enabled: bool = True,
@@ -57,14 +56,20 @@ class Cache:
             self._open()
 
     @classmethod
-    def from_config(cls, config: Configuration, warn: Warn | None = None) -> Cache:
-        """The shared cache file in ``cache_dir()``, honouring ``cache`` and ``cache_ttl_hours``."""
-        return cls(ttl_seconds=config.cache_ttl_hours * 3600, enabled=config.cache, warn=warn)
+    def from_config(cls, config: Configuration, folder: Path, warn: Warn | None = None) -> Cache:
+        """The shared cache file in the cache ``folder`` (the machine's), honouring ``cache``
+        and ``cache_ttl_hours``."""
+        return cls(
+            folder / "cache.sqlite",
+            ttl_seconds=config.cache_ttl_hours * 3600,
+            enabled=config.cache,
+            warn=warn,
+        )
 
     def _open(self) -> None:
         try:
-            path = self._path or cache_dir() / "cache.sqlite"
-            conn = sqlite3.connect(path, timeout=10, check_same_thread=False)
+            self._path.parent.mkdir(parents=True, exist_ok=True)  # the cache folder
+            conn = sqlite3.connect(self._path, timeout=10, check_same_thread=False)
             conn.execute(_SCHEMA)
             conn.commit()
             self._conn = conn

@@ -13,24 +13,26 @@ from pathlib import Path
 from typing import Any
 
 from ponder.core.errors import StorageError
-from ponder.settings.paths import data_dir, database_url, redacted, secrets_of
+from ponder.settings.machine import Machine
+from ponder.settings.paths import data_folder, ensure, redacted, secrets_of
 
 
-def checkpoint_path() -> Path:
-    return data_dir() / "checkpoints.sqlite"
+def checkpoint_path(machine: Machine) -> Path:
+    return ensure(data_folder(machine)) / "checkpoints.sqlite"
 
 
 @asynccontextmanager
-async def open_checkpointer(path: Path | None = None) -> AsyncIterator[Any]:
-    """LangGraph's async saver: PostgreSQL when configured, else the user's SQLite file."""
-    url = database_url()
+async def open_checkpointer(machine: Machine, path: Path | None = None) -> AsyncIterator[Any]:
+    """LangGraph's async saver: PostgreSQL when the machine's settings name one, else the
+    SQLite file in its data folder (or ``path``)."""
+    url = machine.database_url
     if url is not None and path is None:
         async with _postgres(url) as saver:
             yield saver
         return
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    target = path or checkpoint_path()
+    target = path or checkpoint_path(machine)
     try:
         async with AsyncSqliteSaver.from_conn_string(str(target)) as saver:
             await saver.setup()

@@ -15,6 +15,7 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import httpx
 
@@ -85,9 +86,12 @@ class PageReader:
         sandbox.prewarm()  # a parser is ready by the time the first page arrives
 
     @classmethod
-    def from_config(cls, config: Configuration, warn: Callable[[str], None]) -> PageReader:
-        """A reader with the configured private-URL policy and cache."""
-        return cls(allow_private=config.allow_private_urls, cache=Cache.from_config(config, warn))
+    def from_config(
+        cls, config: Configuration, cache_dir: Path, warn: Callable[[str], None]
+    ) -> PageReader:
+        """A reader with the configured private-URL policy and the cache in ``cache_dir``."""
+        cache = Cache.from_config(config, cache_dir, warn)
+        return cls(allow_private=config.allow_private_urls, cache=cache)
 
     async def read_many(self, urls: Iterable[str]) -> list[Page]:
         """Read several URLs concurrently (bounded by ``concurrency``), in input order."""

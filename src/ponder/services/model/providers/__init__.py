@@ -5,7 +5,6 @@ everything else asks the strategy it was given."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -47,12 +46,9 @@ class Provider(Protocol):
         ...
 
 
-_PROVIDERS: dict[str, Callable[[Configuration, str], Provider]] = {
-    "ollama": OllamaProvider,
-    "openai": OpenAIProvider,
-}
-
-
-def provider_for(config: Configuration, model: str) -> Provider:
-    """The strategy ``config.provider`` names, for ``model``."""
-    return _PROVIDERS[config.provider](config, model)
+def provider_for(config: Configuration, model: str, api_key: str | None = None) -> Provider:
+    """The strategy ``config.provider`` names, for ``model``; ``api_key`` is the OpenAI
+    API server's (``OPENAI_API_KEY``, read at an edge), which Ollama never gets."""
+    if config.provider == "openai":
+        return OpenAIProvider(config, model, api_key)
+    return OllamaProvider(config, model)

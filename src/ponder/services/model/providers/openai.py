@@ -19,24 +19,23 @@ from ponder.core.errors import (
     ModelServerUnavailableError,
 )
 from ponder.settings.configuration import Configuration
-from ponder.settings.environment import secret
 
-
-def api_key() -> str:
-    """The server's key. A credential, not a setting: it stays the OpenAI SDK's own
-    ``OPENAI_API_KEY`` and never enters Configuration, so it cannot end up in run history,
-    checkpoints or the schema LangGraph Studio shows (docs/deploy.md). Local servers need
-    none, but the SDK refuses to start without one."""
-    return secret("OPENAI_API_KEY") or "not-needed"
+# Local servers need no key, but the SDK refuses to start without one.
+NO_KEY = "not-needed"
 
 
 class OpenAIProvider:
     server_kind = "An OpenAI-compatible server"
     where_to_look = "the model server"
 
-    def __init__(self, config: Configuration, model: str) -> None:
+    def __init__(self, config: Configuration, model: str, api_key: str | None = None) -> None:
+        """``api_key``: the server's key. A credential, not a setting: it stays the OpenAI
+        SDK's own ``OPENAI_API_KEY``, read at an edge, and never enters Configuration, so it
+        cannot end up in run history, checkpoints or the schema LangGraph Studio shows
+        (docs/deploy.md)."""
         self.config = config
         self.model = model
+        self.api_key = api_key or NO_KEY
         self._clients: dict[str, Any] = {}
 
     def hosts(self) -> list[str]:
@@ -55,7 +54,7 @@ class OpenAIProvider:
             self._clients[url] = ChatOpenAI(
                 model=self.model,
                 base_url=url,
-                api_key=api_key(),  # type: ignore[arg-type]
+                api_key=self.api_key,  # type: ignore[arg-type]
                 temperature=self.config.temperature,
                 max_completion_tokens=self.config.num_predict,
                 timeout=timeout,
@@ -82,7 +81,7 @@ class OpenAIProvider:
     def served_models(self, url: str, timeout: float) -> list[str]:
         import openai
 
-        client = openai.OpenAI(base_url=url, api_key=api_key(), timeout=timeout, max_retries=0)
+        client = openai.OpenAI(base_url=url, api_key=self.api_key, timeout=timeout, max_retries=0)
         with openai_errors("", url, timeout):
             return [str(model.id) for model in client.models.list()]
 

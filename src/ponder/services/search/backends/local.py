@@ -64,7 +64,7 @@ def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
             return real(self, query, max_results, **kw)
 
         patch.setattr(LocalIndex, "search", sluggish)
-    return LocalSearch([docs])
+    return LocalSearch([docs], cache_dir=folder / "cache")
 
 
 register(

@@ -13,19 +13,21 @@ if TYPE_CHECKING:
 
     from ponder.services.search.base import SearchBackend
     from ponder.settings.configuration import Configuration
+    from ponder.settings.environment import Environment
 
 
 def make(built: Building) -> SearchBackend:
-    from ponder.services.search.tavily import TavilySearch, tavily_key
+    from ponder.services.search.tavily import TavilySearch
 
-    return built.cached(TavilySearch(built.config.tavily_url, api_key=tavily_key()))
+    key = built.environment.secret("TAVILY_API_KEY")
+    return built.cached(TavilySearch(built.config.tavily_url, api_key=key))
 
 
-def ready(config: Configuration) -> None:
+def ready(config: Configuration, environment: Environment) -> None:
     """No key: say so before the run starts."""
     from ponder.services.search.tavily import tavily_key
 
-    tavily_key()
+    tavily_key(environment.secret("TAVILY_API_KEY"))
 
 
 def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:

@@ -40,6 +40,7 @@ class LocalSearch:
         self,
         paths: Iterable[str | os.PathLike[str]],
         *,
+        cache_dir: Path | None = None,
         warn: Warn | None = None,
         db_path: Path | None = None,
         refresh_seconds: float = 60.0,
@@ -48,7 +49,7 @@ class LocalSearch:
         hidden: bool = False,
     ) -> None:
         self.index = FolderIndexes(
-            paths, anchors=anchors, hidden=hidden, warn=warn, db_path=db_path
+            paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden, warn=warn, db_path=db_path
         )
         self.refresh_seconds = refresh_seconds
         self.embedder = embedder

@@ -4,7 +4,7 @@ Documents are cut into passages of about 1,000 characters on paragraph boundarie
 result points into its file ("chars 1200-2400", or "page 3, chars ..." for a PDF). The
 index is incremental: each file's mtime, size and hash are stored, and only new or changed
 files are read again (:mod:`.indexer`). A file that cannot be read is skipped with a
-warning, never a crash. An index lives under ``cache_dir()/indexes``, keyed by its folder;
+warning, never a crash. An index lives in the cache folder's ``indexes/``, keyed by its folder;
 :mod:`.indexes` picks the one that serves a set of roots (a sub-folder is a ``scope`` of
 its folder's index, refreshed and searched alone), and :mod:`.ranking` answers its queries.
 """
@@ -28,7 +28,7 @@ from ponder.services.search.local.ranking import Ranking, Warn
 from ponder.services.search.local.results import search
 from ponder.services.search.local.scope import scope_within
 from ponder.services.search.local.vectors import EmbedStats, VectorStore
-from ponder.settings.paths import cache_dir
+from ponder.settings.paths import ensure
 
 Progress = Callable[[int, int], None]
 
@@ -76,12 +76,12 @@ def resolve_roots(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return sorted({Path(p).expanduser().resolve() for p in paths})
 
 
-def index_path(paths: Iterable[str | os.PathLike[str]]) -> Path:
-    """The index database of these roots, keyed by their sorted paths (one folder, as
-    :mod:`.indexes` uses it)."""
+def index_path(paths: Iterable[str | os.PathLike[str]], cache_dir: Path) -> Path:
+    """The index database of these roots in the cache folder ``cache_dir`` (created here),
+    keyed by their sorted paths (one folder, as :mod:`.indexes` uses it)."""
     key = "\n".join(str(p) for p in resolve_roots(paths))
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return cache_dir() / "indexes" / f"{digest}.sqlite"
+    return ensure(cache_dir) / "indexes" / f"{digest}.sqlite"
 
 
 # -- the index ----------------------------------------------------------------------------
@@ -107,26 +107,30 @@ class LocalIndex:
         self,
         paths: Iterable[str | os.PathLike[str]],
         *,
+        cache_dir: Path | None = None,
         db_path: Path | None = None,
         warn: Warn | None = None,
         scope: Iterable[str | os.PathLike[str]] | None = None,
         hidden: bool = False,
     ) -> None:
+        if db_path is None and cache_dir is None:
+            raise TypeError("LocalIndex needs the cache folder (cache_dir) or a db_path")
         self.roots = resolve_roots(paths)
         self.scope = scope_within(self.roots, resolve_roots(scope or []))
         self.hidden = hidden
         self._warn = warn or _ignore
         self._lock = threading.Lock()
-        self.db_path = db_path or self._default_path()
+        self.db_path = db_path or self._default_path(cache_dir)
         self._conn = self._connect()
         self.vectors = VectorStore(self._conn, self.db_path, self._warn)
         self.ranking = Ranking(self._conn, self.vectors, self._warn, self.scope)
         self.lock = self._lock  # held by a search over several indexes (.indexes)
 
-    def _default_path(self) -> Path:
+    def _default_path(self, cache_dir: Path | None) -> Path:
+        assert cache_dir is not None
         try:
-            return index_path(self.roots)
-        except OSError as exc:  # cache_dir() could not be created
+            return index_path(self.roots, cache_dir)
+        except OSError as exc:  # the cache folder could not be created
             self._warn(f"Cannot create the cache directory ({_reason(exc)}); indexing in memory.")
             return Path(":memory:")
 

@@ -33,18 +33,21 @@ from ponder.services.search.local.vectors import EmbedStats
 Paths = Iterable[str | os.PathLike[str]]
 
 
-def plan(paths: Paths, anchors: Paths = (), hidden: bool = False) -> list[tuple[Path, list[Path]]]:
-    """Each folder whose index serves ``paths``, with the roots it serves there."""
+def plan(
+    paths: Paths, anchors: Paths = (), hidden: bool = False, *, cache_dir: Path
+) -> list[tuple[Path, list[Path]]]:
+    """Each folder whose index serves ``paths``, with the roots it serves there (the
+    indexes in the cache folder ``cache_dir``)."""
     roots = resolve_roots(paths)
     roots = [r for r in roots if not any(other in r.parents for other in roots)]
     known = resolve_roots(anchors)
     served: dict[Path, list[Path]] = {}
     for root in roots:
-        served.setdefault(_folder_of(root, known, hidden), []).append(root)
+        served.setdefault(_folder_of(root, known, hidden, cache_dir), []).append(root)
     return sorted(served.items())
 
 
-def _folder_of(root: Path, anchors: list[Path], hidden: bool) -> Path:
+def _folder_of(root: Path, anchors: list[Path], hidden: bool, cache_dir: Path) -> Path:
     """The outermost anchor holding ``root``, else its outermost folder that has an index,
     else ``root`` itself. Not through a hidden folder unless ``hidden``: an index of the
     folder above would drop that folder's files at its next refresh."""
@@ -54,7 +57,7 @@ def _folder_of(root: Path, anchors: list[Path], hidden: bool) -> Path:
         if folder in anchors:
             return folder
     for folder in usable:
-        if _has_index(folder):
+        if _has_index(folder, cache_dir):
             return folder
     return root
 
@@ -63,21 +66,22 @@ def _hidden_between(folder: Path, root: Path) -> bool:
     return any(part.startswith(".") for part in root.relative_to(folder).parts)
 
 
-def _has_index(folder: Path) -> bool:
+def _has_index(folder: Path, cache_dir: Path) -> bool:
     try:
-        return index_path([folder]).exists()
+        return index_path([folder], cache_dir).exists()
     except OSError:  # no cache folder: no index anywhere
         return False
 
 
 class FolderIndexes:
-    """The indexes that hold a set of document roots, used as one (``db_path``: a single
-    index in that file, for tests and benchmarks)."""
+    """The indexes that hold a set of document roots, used as one: in the cache folder
+    ``cache_dir`` (``db_path``: a single index in that file, for tests and benchmarks)."""
 
     def __init__(
         self,
         paths: Paths,
         *,
+        cache_dir: Path | None = None,
         anchors: Paths = (),
         hidden: bool = False,
         warn: Warn | None = None,
@@ -85,10 +89,12 @@ class FolderIndexes:
     ) -> None:
         if db_path is not None:
             self.units = [LocalIndex(paths, db_path=db_path, warn=warn, hidden=hidden)]
+        elif cache_dir is None:
+            raise TypeError("FolderIndexes needs the cache folder (cache_dir) or a db_path")
         else:
             self.units = [
-                LocalIndex([folder], scope=roots, warn=warn, hidden=hidden)
-                for folder, roots in plan(paths, anchors, hidden)
+                LocalIndex([folder], cache_dir=cache_dir, scope=roots, warn=warn, hidden=hidden)
+                for folder, roots in plan(paths, anchors, hidden, cache_dir=cache_dir)
             ]
 
     @property
@@ -175,11 +181,13 @@ def index(
     progress: Progress | None = None,
     warn: Warn | None = None,
     *,
+    cache_dir: Path,
     anchors: Paths = (),
     hidden: bool = False,
 ) -> IndexStats:
-    """Index (or refresh) the documents under ``paths``; what ``ponder index PATH`` runs."""
-    indexes = FolderIndexes(paths, anchors=anchors, hidden=hidden, warn=warn)
+    """Index (or refresh) the documents under ``paths``, in the cache folder ``cache_dir``;
+    what ``ponder index PATH`` runs."""
+    indexes = FolderIndexes(paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden, warn=warn)
     try:
         return indexes.index(progress)
     finally:
@@ -192,22 +200,25 @@ def embed(
     progress: Progress | None = None,
     warn: Warn | None = None,
     *,
+    cache_dir: Path,
     anchors: Paths = (),
     hidden: bool = False,
 ) -> EmbedStats:
     """Embed the indexed passages under ``paths`` that have no vector yet (``ponder index
     --embed-model``). Raises ModelNotFoundError, OllamaUnavailableError or ModelCallError;
     the batches embedded before a failure are kept."""
-    indexes = FolderIndexes(paths, anchors=anchors, hidden=hidden, warn=warn)
+    indexes = FolderIndexes(paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden, warn=warn)
     try:
         return indexes.embed(embedder, progress)
     finally:
         indexes.close()
 
 
-def index_status(paths: Paths, *, anchors: Paths = (), hidden: bool = False) -> IndexStatus:
+def index_status(
+    paths: Paths, *, cache_dir: Path, anchors: Paths = (), hidden: bool = False
+) -> IndexStatus:
     """How the indexes for ``paths`` compare with the files on disk (``ponder doctor``)."""
-    indexes = FolderIndexes(paths, anchors=anchors, hidden=hidden)
+    indexes = FolderIndexes(paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden)
     try:
         return indexes.status()
     finally:

@@ -1,0 +1,143 @@
+"""Settings: where ponder searches (the web's engines, your documents, MCP tools) and how
+it reads and caches what it finds."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from ponder.settings import search_backends
+from ponder.settings.flag import Flag
+from ponder.settings.mcp_servers import McpServerSpec
+from ponder.settings.paths import split_path_list, usable_paths
+from ponder.settings.settable import Caller, Operator
+
+WIKIPEDIA_URL = "https://{lang}.wikipedia.org/w/api.php"
+ARXIV_URL = "https://export.arxiv.org/api/query"
+
+
+class Searching(BaseModel):
+    """Where ponder searches (the web's engines, your documents, MCP tools) and how it reads
+    and caches what it finds."""
+
+    search: Annotated[
+        Caller[str],
+        Flag(
+            "--search",
+            "search backend(s): {choices}; several comma-separated",
+            metavar="NAME[,NAME]",
+            parse="search",
+        ),
+    ] = Field(
+        "duckduckgo",
+        description=f"Search backend: {search_backends.described()}; several at once "
+        "comma-separated (a list in Python), e.g. wikipedia,arxiv.",
+        json_schema_extra={"examples": ["duckduckgo", "wikipedia,arxiv"]},
+    )
+    docs: Annotated[
+        Caller[list[str]],
+        Flag("--docs", "your documents (repeatable)", metavar="PATH", action="append"),
+    ] = Field(
+        default_factory=list,
+        description="Folders or files of your own documents, for local and hybrid search.",
+    )
+    embed_model: Annotated[
+        Operator[str | None],
+        Flag(
+            "--embed-model",
+            "semantic search over --docs with this Ollama embedding model (off by default)",
+            metavar="MODEL",
+        ),
+    ] = Field(
+        None,
+        description="Embedding model for semantic search over your documents, fused with "
+        "keyword search: an Ollama model (e.g. nomic-embed-text), or e5-small to run "
+        "multilingual-e5-small inside ponder (pip install 'ponder[semantic]'). Off when unset.",
+    )
+    searxng_url: Annotated[
+        Operator[str], Flag("--searxng-url", "your SearXNG instance", metavar="URL")
+    ] = Field("http://127.0.0.1:8888", description="Base URL of a self-hosted SearXNG instance.")
+    tavily_url: Operator[str] = Field(
+        "https://api.tavily.com",
+        description="Tavily's API address (for search=tavily): change it for a gateway or proxy.",
+    )
+    wikipedia_lang: Annotated[
+        Caller[str | None],
+        Flag(
+            "--wikipedia-lang",
+            "Wikipedia edition (en, de, …); default: the question's language",
+            metavar="LANG",
+        ),
+    ] = Field(
+        None,
+        pattern=r"^[a-z][a-z0-9-]{1,15}$",
+        description="Wikipedia edition for search=wikipedia (en, de, fr, simple…). Unset: the "
+        "question's language when it is clear, else English.",
+    )
+    wikipedia_url: Operator[str] = Field(
+        WIKIPEDIA_URL,
+        description="MediaWiki Action API of the Wikipedia to search ({lang}: the edition); "
+        "a mirror's /w/api.php stands in for it.",
+    )
+    arxiv_url: Operator[str] = Field(
+        ARXIV_URL,
+        description="arXiv's query API (for search=arxiv), or a mirror of it.",
+    )
+    mcp_servers: Operator[list[McpServerSpec]] = Field(
+        default_factory=list,
+        description="MCP servers whose tools hybrid search includes: each {name, command or "
+        "url, tools}. PONDER_MCP_SERVERS takes the same as JSON.",
+    )
+    fallback: Annotated[
+        Operator[bool],
+        Flag(
+            "--fallback",
+            "with --search searxng, try DuckDuckGo when SearXNG fails (off: stay private)",
+            action="true",
+        ),
+    ] = Field(
+        False,
+        description="With search=searxng, try DuckDuckGo (a public engine) when SearXNG fails. "
+        "Off by default: queries go only where the search setting says.",
+    )
+    fetch_full_page: Annotated[
+        Caller[bool],
+        Flag("--full-pages", "read whole web pages, not only snippets", action="true"),
+    ] = Field(False, description="Read each web result's full page instead of only its snippet.")
+    allow_private_urls: Operator[bool] = Field(
+        False, description="Let the page reader fetch loopback and private-network addresses."
+    )
+    cache: Annotated[
+        Caller[bool], Flag("--no-cache", "do not cache search results", action="false")
+    ] = Field(True, description="Cache search results and pages on disk.")
+    cache_ttl_hours: Operator[float] = Field(
+        24.0, gt=0, description="How long cached entries live (the cache all runs share)."
+    )
+
+    @field_validator("docs", mode="before")
+    @classmethod
+    def _docs_as_list(cls, value: Any) -> Any:
+        return split_path_list(value)
+
+    @field_validator("docs")
+    @classmethod
+    def _usable_docs(cls, value: list[str]) -> list[str]:
+        return usable_paths(value)
+
+    @field_validator("searxng_url")
+    @classmethod
+    def _searxng_url(cls, value: str) -> str:
+        text = value.strip().rstrip("/")
+        return text if "://" in text else f"http://{text}"
+
+    @field_validator("search", mode="before")
+    @classmethod
+    def _search_names(cls, value: Any) -> Any:
+        """One name, or several (``"wikipedia,arxiv"`` or a list): kept as ``"a,b"``."""
+        return search_backends.choice(value) if isinstance(value, str | list | tuple) else value
+
+    @property
+    def searches(self) -> list[str]:
+        """The search backends chosen, in the order given."""
+        return self.search.split(",")
