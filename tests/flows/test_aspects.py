@@ -219,7 +219,7 @@ def test_a_question_of_common_words_finds_its_page_first_and_quotes_it_first(
         for n, (url, passages) in enumerate(read.items(), start=1)
     ]
     assert sources[0]["title"] == "dataclasses"
-    chosen = quoted_sources(sources, topic, 4)  # type: ignore[arg-type]
+    chosen = quoted_sources(sources, topic, 4, aspects_of(topic))  # type: ignore[arg-type]
     assert chosen[0] == (sources[0], topic)
 
 
@@ -245,7 +245,9 @@ def test_a_part_whose_best_page_is_quoted_already_gets_the_next_page_about_it() 
         for q in (topic, *(a.query for a in aspects_of(topic)))
     ]
     assert whole == gzip == "tarfile" and pack == "shutil"
-    chosen = [(source["title"], on) for source, on in quoted_sources(sources, topic, 3)]
+    chosen = [
+        (source["title"], on) for source, on in quoted_sources(sources, topic, 3, aspects_of(topic))
+    ]
     assert chosen == [
         ("tarfile", topic),
         ("shutil", aspects_of(topic)[0].query),
@@ -261,7 +263,9 @@ def test_a_cut_text_is_completed_with_quotes_of_the_relevant_pages_it_does_not_c
     topic = "How can I parse command-line options and arguments in my script?"
     sources = whole_pages(["getopt", "argparse", "shlex"])
     written = "Options can be parsed with getopt, which follows the Unix conventions [1]."
-    done = completion(written, "", topic, "a sentence is repeated", sources)
+    done = completion(
+        written, "", topic, "a sentence is repeated", sources, aspects=aspects_of(topic)
+    )
     head, rest = done.split("*The model's text was cut here", 1)
     assert head.strip() == written
     assert "> — argparse [2]" in rest and "[1]" not in rest

@@ -21,6 +21,7 @@ from ponder.services.model import budget
 from ponder.services.model.prompt import Prompt
 from ponder.services.report.extractive import cited_findings
 from ponder.services.report.support import Evidence
+from ponder.services.research.aspects import aspects_of
 
 
 def sections(state: DeepState) -> list[Note]:
@@ -50,16 +51,17 @@ async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
         llm.prompt_budget()
     )
     evidence = Evidence(sources)
+    aspects = aspects_of(topic)
     if not notes:
         body = ""  # every researcher came back empty-handed: quote the sources
     elif fits:
         prompt = Prompt.simple(prompts.FINAL_REPORT_SYSTEM, whole)
         draft = await write_prose(ctx, prompt, evidence, topic)
-        body = repaired(ctx, draft, everything, topic, sources)
+        body = repaired(ctx, draft, everything, topic, sources, aspects)
     else:
         ctx.count("report_sections", len(notes))
         body = await _by_section(ctx, topic, notes, evidence)
-    update = checked_report(ctx, topic, body, everything, sources, evidence)
+    update = checked_report(ctx, topic, body, everything, sources, evidence, aspects)
     return {**update, "running_summary": everything}
 
 

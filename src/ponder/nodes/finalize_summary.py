@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -19,7 +20,7 @@ from ponder.services.report.excerpts import excerpt_blocks
 from ponder.services.report.extractive import completion
 from ponder.services.report.grounding import Grounding
 from ponder.services.report.support import Evidence
-from ponder.services.research.aspects import aspects_of, covered_in_report
+from ponder.services.research.aspects import Aspect, aspects_of, covered_in_report
 from ponder.services.research.vetting import is_reading_note
 
 
@@ -42,14 +43,17 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
     if not sources:
         warnings = list((state.get("stats") or {}).get("warnings", []))
         return {"report": nothing_found_report(topic, warnings)}
-    prompt = report_prompt(ctx, topic, summary, sources)
+    aspects = aspects_of(topic)
+    prompt = report_prompt(ctx, topic, summary, sources, aspects)
     evidence = Evidence(sources)
     draft = await write_prose(ctx, prompt, evidence, topic) if summary.strip() else Draft("")
-    body = repaired(ctx, draft, summary, topic, sources)
-    return checked_report(ctx, topic, body, summary, sources, evidence)
+    body = repaired(ctx, draft, summary, topic, sources, aspects)
+    return checked_report(ctx, topic, body, summary, sources, evidence, aspects)
 
 
-def report_prompt(ctx: NodeContext, topic: str, summary: str, sources: list[Source]) -> Prompt:
+def report_prompt(
+    ctx: NodeContext, topic: str, summary: str, sources: list[Source], aspects: list[Aspect]
+) -> Prompt:
     """The summary, and excerpts of the sources in the room it leaves (see ``excerpts``);
     with excerpts, notes that only record what was read are left out: the excerpts show it."""
     model = ctx.llm("report").model
@@ -57,7 +61,6 @@ def report_prompt(ctx: NodeContext, topic: str, summary: str, sources: list[Sour
     if blocks:
         summary = "\n".join(x for x in summary.splitlines() if not is_reading_note(x))
     user = prompts.fill(prompts.REPORT_USER, topic=topic, summary=summary or "(none)")
-    aspects = aspects_of(topic)
     if aspects:
         listed = "; ".join(a.query for a in aspects)
         user += "\n\n" + prompts.fill(prompts.REPORT_USER_PARTS, parts=listed)
@@ -84,7 +87,12 @@ async def write_prose(
 
 
 def repaired(
-    ctx: NodeContext, draft: Draft, notes: str, topic: str, sources: list[Source] | None = None
+    ctx: NodeContext,
+    draft: Draft,
+    notes: str,
+    topic: str,
+    sources: list[Source] | None = None,
+    aspects: Sequence[Aspect] = (),
 ) -> str:
     """The draft's text; when it was cut, completed from the notes (and quotes of
     ``sources`` it cites nothing of) for what it misses."""
@@ -100,7 +108,7 @@ def repaired(
         f"{len(draft.text.split())} words it wrote before that and completed it from the "
         "findings."
     )
-    return completion(draft.text, notes, topic, draft.problem or "", sources or [])
+    return completion(draft.text, notes, topic, draft.problem or "", sources or [], aspects=aspects)
 
 
 def checked_report(
@@ -110,10 +118,17 @@ def checked_report(
     notes: str,
     sources: list[Source],
     evidence: Evidence | None = None,
+    aspects: Sequence[Aspect] = (),
 ) -> dict[str, Any]:
     """The report update after the citation check, with what the check did recorded."""
     composed = compose_report(
-        topic, body, notes, sources, strict=ctx.config.strict_citations, evidence=evidence
+        topic,
+        body,
+        notes,
+        sources,
+        aspects=aspects,
+        strict=ctx.config.strict_citations,
+        evidence=evidence,
     )
     checked = composed.checked
     for key, amount in (
@@ -125,7 +140,6 @@ def checked_report(
     ):
         if amount:
             ctx.count(key, amount)
-    aspects = aspects_of(topic)
     if aspects:
         ctx.count("aspects", len(aspects))
         ctx.count("aspects_covered", covered_in_report(aspects, composed.markdown))

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from ponder.core.sources import Source
 from ponder.services.model import guard
 from ponder.services.report.quotes import boilerplate, lead, quote
-from ponder.services.research.aspects import aspects_of
+from ponder.services.research.aspects import Aspect
 from ponder.services.research.vetting import is_reading_note
 from ponder.services.text.citations import cited_numbers, remove_invalid
 from ponder.services.text.passages import bm25_scores
@@ -33,13 +33,16 @@ REST = (
 COMPLETION_QUOTES = 2
 
 
-def extractive_body(topic: str, notes: str, sources: list[Source]) -> str:
-    """Markdown body: the note, the cited findings, then quotes, every claim cited."""
+def extractive_body(
+    topic: str, notes: str, sources: list[Source], *, aspects: Sequence[Aspect]
+) -> str:
+    """Markdown body: the note, the cited findings, then quotes (on the question and each
+    of its ``aspects``), every claim cited."""
     parts = [NOTE]
     findings = cited_findings(notes, topic)
     if findings:
         parts.append("## Findings\n\n" + "\n".join(findings))
-    chosen = quoted_sources(sources, topic, QUOTES)
+    chosen = quoted_sources(sources, topic, QUOTES, aspects)
     shared = boilerplate(sources)
     # Few sources get several quotes each, so one relevant page still yields a full report.
     each = -(-QUOTES // len(chosen)) if chosen else 0
@@ -50,7 +53,13 @@ def extractive_body(topic: str, notes: str, sources: list[Source]) -> str:
 
 
 def completion(
-    written: str, notes: str, topic: str, problem: str, sources: Sequence[Source] = ()
+    written: str,
+    notes: str,
+    topic: str,
+    problem: str,
+    sources: Sequence[Source] = (),
+    *,
+    aspects: Sequence[Aspect],
 ) -> str:
     """``written`` (a text the model broke off) completed, under a visible note, with the
     cited findings of the notes it does not cover and quotes of the most relevant
@@ -63,19 +72,23 @@ def completion(
         if not line.startswith("#") and not _covered(stems(line), have)
     ]
     cited = set(cited_numbers(written)) | {n for line in missing for n in cited_numbers(line)}
-    quotes = uncited_quotes(list(sources), topic, cited)
+    quotes = uncited_quotes(list(sources), topic, cited, aspects)
     what = "its instructions" if "prompt" in problem else "itself"
     note = CUT.format(what=what, rest=REST if missing or quotes else "")
     added = (["\n".join(missing)] if missing else []) + quotes
     return "\n\n".join([written.rstrip(), note, *added])
 
 
-def uncited_quotes(sources: list[Source], topic: str, cited: set[int]) -> list[str]:
+def uncited_quotes(
+    sources: list[Source], topic: str, cited: set[int], aspects: Sequence[Aspect]
+) -> list[str]:
     """One quote from each of the most relevant sources (at most ``COMPLETION_QUOTES``)
     whose numbers are not in ``cited``."""
     shared = boilerplate(sources)
     chosen = [
-        (s, on) for s, on in quoted_sources(sources, topic, QUOTES) if s["number"] not in cited
+        (s, on)
+        for s, on in quoted_sources(sources, topic, QUOTES, aspects)
+        if s["number"] not in cited
     ]
     quoted = (quote(s, on, shared | lead(s)) for s, on in chosen[:COMPLETION_QUOTES])
     return [q for q in quoted if q]
@@ -133,10 +146,12 @@ def _text(source: Source) -> str:
     return f"{source['title']}\n" + "\n".join(source["passages"])
 
 
-def quoted_sources(sources: list[Source], topic: str, limit: int) -> list[tuple[Source, str]]:
+def quoted_sources(
+    sources: list[Source], topic: str, limit: int, aspects: Sequence[Aspect]
+) -> list[tuple[Source, str]]:
     """The sources to quote and what to quote them on: the first source found, then for
-    each part of a joined question the source most about that part, then the most relevant
-    to the whole question, up to ``limit``.
+    each part of a joined question (its ``aspects``) the source most about that part, then
+    the most relevant to the whole question, up to ``limit``.
 
     The first source found is the first result of the question's own search (round 1
     searches the question first), ranked on the whole collection. Relevance here is judged
@@ -149,7 +164,7 @@ def quoted_sources(sources: list[Source], topic: str, limit: int) -> list[tuple[
     """
     ranked = most_relevant(sources, topic, limit)
     picks = [(min(sources, key=lambda s: s["number"]), topic)] if sources else []
-    for aspect in aspects_of(topic):
+    for aspect in aspects:
         about = most_relevant(sources, aspect.query, len(sources), at_least=1e-9)
         fresh = [s for s in about if all(s is not p for p, _ in picks)]
         if fresh and (fresh[0] is about[0] or aspect.in_text(_text(fresh[0]))):
