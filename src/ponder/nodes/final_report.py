@@ -10,7 +10,7 @@ from ponder.core.deep_state import DeepState, Note
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.finalize_summary import report_update, run_warnings
 from ponder.services.report.stage import Material, write_report
-from ponder.services.research.aspects import aspects_of
+from ponder.services.research.aspects import aspects_for
 
 
 def sections(state: DeepState) -> list[Note]:
@@ -25,7 +25,7 @@ def sections(state: DeepState) -> list[Note]:
 async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     material = Material(
         topic=state["topic"],
-        aspects=aspects_of(state["topic"]),
+        aspects=aspects_for(state["topic"], state.get("aspects")),
         sources=state.get("sources", []),
         notes=sections(state),
         brief=state.get("brief", ""),

@@ -11,7 +11,7 @@ from ponder.core.state import LoopState
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import can_hand_off
 from ponder.services.report.stage import Material, Written, write_report
-from ponder.services.research.aspects import aspects_of
+from ponder.services.research.aspects import aspects_for
 
 
 @node("finalize_summary")
@@ -21,7 +21,7 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
         ctx.count("broad_not_handed_off")
     material = Material(
         topic=state["topic"],
-        aspects=aspects_of(state["topic"]),
+        aspects=aspects_for(state["topic"], state.get("aspects")),
         sources=state.get("sources", []),
         summary=state.get("running_summary", ""),
         problems=run_warnings(state),
