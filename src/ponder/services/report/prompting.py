@@ -45,15 +45,13 @@ def notes_prompt(llm: LLM, topic: str, brief: str, notes: str) -> Prompt | None:
     """The whole report from all the notes at once; None when they do not fit the window
     (the report is then written a section at a time, so no evidence is cut away)."""
     user = prompts.fill(prompts.FINAL_REPORT_USER, topic=topic, brief=brief, notes=notes)
-    needed = budget.estimate_tokens(prompts.FINAL_REPORT_SYSTEM + user, llm.model)
-    return (
-        Prompt.simple(prompts.FINAL_REPORT_SYSTEM, user) if needed <= llm.prompt_budget() else None
-    )
+    if budget.estimate_tokens(prompts.FINAL_REPORT_SYSTEM + user, llm.model) > llm.prompt_budget():
+        return None
+    return Prompt.simple(prompts.FINAL_REPORT_SYSTEM, user)
 
 
 def section_prompt(topic: str, note: Note) -> Prompt:
     """One section of the report, from the notes of one sub-topic."""
     system = prompts.SECTION_SYSTEM.format(heading=note["topic"])
-    return Prompt.simple(
-        system, prompts.fill(prompts.SECTION_USER, topic=topic, notes=note["summary"])
-    )
+    user = prompts.fill(prompts.SECTION_USER, topic=topic, notes=note["summary"])
+    return Prompt.simple(system, user)
