@@ -9,7 +9,14 @@ import pytest
 from support import over_corpus
 
 from ponder import Report, stream
-from ponder.services.research.aspects import aspects_of, covered_in_report, uncovered
+from ponder.services.research.aspects import (
+    Aspect,
+    aspects_for,
+    aspects_of,
+    carry,
+    covered_in_report,
+    uncovered,
+)
 from ponder.services.research.vetting import VettedQueries
 from ponder.testing import ChatRequest, Rig, ScriptedBackend
 from ponder.testing.corpus import pydoc_corpus, stdlib_modules
@@ -161,6 +168,39 @@ async def test_the_extractive_report_quotes_a_source_for_each_part(
     assert report.stats.aspects == 2 and report.stats.aspects_covered == 2
 
 
+async def test_a_questions_parts_are_found_once_and_carried_to_every_round_and_the_report(
+    rig: Rig, scripted: ScriptedBackend, stdlib: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round one's planning finds the parts; each reflection and the report read them from
+    the state. A follow-up on the thread is a question of its own, with parts of its own."""
+    from ponder.api import stream_followup
+
+    found: list[str] = []
+
+    def finding(question: str) -> list[Aspect]:
+        found.append(question)
+        return aspects_of(question)
+
+    monkeypatch.setattr("ponder.nodes.generate_query.aspects_of", finding)
+    monkeypatch.setattr("ponder.services.research.aspects.aspects_of", finding)
+    scripted.overrides["SummaryUpdate"] = pickle_only  # the socket stays a gap: a 2nd round
+    report, rounds = await _searched(QUESTION, rig, stdlib, max_loops=2)
+    assert len(rounds) == 2 and report.stats.aspects == 2
+    assert found == [QUESTION]
+    follow_up = "How do I keep a sorted list of dates with bisect?"
+    async for _item in stream_followup(report.thread_id, follow_up):
+        pass
+    assert found == [QUESTION, follow_up]
+
+
+def test_parts_carried_in_the_state_are_read_unless_they_are_of_another_question() -> None:
+    expected = aspects_of(QUESTION)
+    assert aspects_for(QUESTION, carry(QUESTION, expected[:1])) == expected[:1]  # not anew
+    malformed = {"question": QUESTION, "aspects": [{"text": 1}]}
+    for carried in (None, carry("How do tides work?", []), malformed):
+        assert aspects_for(QUESTION, carried) == expected
+
+
 def test_planned_queries_need_not_be_aspects_when_the_question_has_one_part() -> None:
     from ponder.services.research.aspects import with_aspects
 
@@ -219,7 +259,7 @@ def test_a_question_of_common_words_finds_its_page_first_and_quotes_it_first(
         for n, (url, passages) in enumerate(read.items(), start=1)
     ]
     assert sources[0]["title"] == "dataclasses"
-    chosen = quoted_sources(sources, topic, 4)  # type: ignore[arg-type]
+    chosen = quoted_sources(sources, topic, 4, aspects_of(topic))  # type: ignore[arg-type]
     assert chosen[0] == (sources[0], topic)
 
 
@@ -245,7 +285,9 @@ def test_a_part_whose_best_page_is_quoted_already_gets_the_next_page_about_it() 
         for q in (topic, *(a.query for a in aspects_of(topic)))
     ]
     assert whole == gzip == "tarfile" and pack == "shutil"
-    chosen = [(source["title"], on) for source, on in quoted_sources(sources, topic, 3)]
+    chosen = [
+        (source["title"], on) for source, on in quoted_sources(sources, topic, 3, aspects_of(topic))
+    ]
     assert chosen == [
         ("tarfile", topic),
         ("shutil", aspects_of(topic)[0].query),
@@ -261,7 +303,9 @@ def test_a_cut_text_is_completed_with_quotes_of_the_relevant_pages_it_does_not_c
     topic = "How can I parse command-line options and arguments in my script?"
     sources = whole_pages(["getopt", "argparse", "shlex"])
     written = "Options can be parsed with getopt, which follows the Unix conventions [1]."
-    done = completion(written, "", topic, "a sentence is repeated", sources)
+    done = completion(
+        written, "", topic, "a sentence is repeated", sources, aspects=aspects_of(topic)
+    )
     head, rest = done.split("*The model's text was cut here", 1)
     assert head.strip() == written
     assert "> — argparse [2]" in rest and "[1]" not in rest

@@ -8,6 +8,7 @@ from pathlib import Path
 from ponder.core.sources import Source
 from ponder.prompts import fill, source_block
 from ponder.services.report.composer import compose_report
+from ponder.services.research.aspects import aspects_of
 from ponder.services.text.citations import cited_numbers, remove_invalid, renumber
 
 
@@ -59,7 +60,7 @@ def test_only_a_real_sources_heading_ends_the_body() -> None:
         "# Energy\n\n## Sources of renewable energy\nSolar panels make electricity [1].\n\n"
         "References to the 1990 act show growth [2].\n\n## References\n1. invented\n"
     )
-    composed = compose_report("energy", body, "", SOURCES)
+    composed = compose_report("energy", body, "", SOURCES, aspects=aspects_of("energy"))
     assert "Sources of renewable energy" in composed.markdown
     assert "References to the 1990 act" in composed.markdown
     assert "invented" not in composed.markdown
@@ -68,7 +69,8 @@ def test_only_a_real_sources_heading_ends_the_body() -> None:
 
 def test_a_body_without_valid_citations_becomes_an_extractive_report() -> None:
     notes = "- Tides follow the Moon [2]\n- Unrelated chatter [1]"
-    composed = compose_report("tides", "# Tides\n\nNo citations here [7].", notes, SOURCES)
+    body = "# Tides\n\nNo citations here [7]."
+    composed = compose_report("tides", body, notes, SOURCES, aspects=aspects_of("tides"))
     assert composed.extractive and composed.citations_removed == 1
     assert "Extractive report" in composed.markdown and "No citations here" not in composed.markdown
     assert "- Tides follow the Moon [1]" in composed.markdown
@@ -92,7 +94,8 @@ def test_extractive_quotes_skip_shared_boilerplate_and_carry_no_citations_of_the
         page(1, "json", f"{header}\nThe json module reads and writes JSON files, see [2]."),
         page(2, "csv", f"{header}\nThe csv module reads rows of comma separated files."),
     ]
-    body = extractive_body("How do I read JSON files?", "", pages)
+    question = "How do I read JSON files?"
+    body = extractive_body(question, "", pages, aspects=aspects_of(question))
     assert "Generated documentation" not in body  # found in both: a header, not an answer
     assert "> The json module reads and writes JSON files, see (2)." in body
     assert "> — json [1]" in body and "> — csv [2]" in body
@@ -124,7 +127,8 @@ def test_one_relevant_source_yields_several_distinct_quotes_each_opening_its_par
             " for every value it decodes.",
         ]
     )
-    body = extractive_body("How do I write JSON to a file?", "", [page(1, "json", text)])
+    question = "How do I write JSON to a file?"
+    body = extractive_body(question, "", [page(1, "json", text)], aspects=aspects_of(question))
     block = body.split("## From the sources\n\n")[1]
     quotes = [q for q in block.split("\n>\n") if "— json" not in q]
     assert 2 <= len(quotes) <= QUOTES
@@ -167,7 +171,7 @@ def test_the_first_quote_of_a_pydoc_page_is_the_part_that_answers_not_its_header
         passages=[found[0].content],
         locations=[""],
     )
-    body = extractive_body(question, "", [json_page])
+    body = extractive_body(question, "", [json_page], aspects=aspects_of(question))
     first = body.split("## From the sources\n\n")[1].split("\n>\n")[0]
     assert "Python Library Documentation" not in first and "MODULE REFERENCE" not in first
     assert re.search(r"\b(dump|load)s?\(|\.(read|write)\(", first), first
@@ -203,7 +207,8 @@ def test_no_quote_of_a_page_read_twice_is_its_header(tmp_path: Path) -> None:
         passages=[r.content for r in rounds],
         locations=["", ""],
     )
-    quotes = extractive_body(question, "", [json_page]).split("## From the sources\n\n")[1]
+    body = extractive_body(question, "", [json_page], aspects=aspects_of(question))
+    quotes = body.split("## From the sources\n\n")[1]
     assert quotes.count("\n>\n") >= 2, "the page still yields several quotes"
     for furniture in ("Python Library Documentation", "automatically generated", "MODULE REF"):
         assert furniture not in quotes
@@ -218,7 +223,8 @@ def test_a_quote_of_a_markdown_page_stays_one_paragraph_of_its_words() -> None:
         page(2, "Steps", "1. Read the tide table for the harbour.\n2. Wait for high tide."),
         page(3, "Session", ">>> tide_height(hour=3)\n2.4"),
     ]
-    body = extractive_body("How do tides rise and fall in a harbour?", "", pages)
+    question = "How do tides rise and fall in a harbour?"
+    body = extractive_body(question, "", pages, aspects=aspects_of(question))
     assert "> Tides Tides are the rise and fall" in body, "the heading's mark is not a quote's"
     html = markdown_to_html(body, {1, 2, 3})
     quotes = html.split("From the sources")[1]

@@ -15,6 +15,7 @@ from ponder.core.sources import Source
 from ponder.services.report.claims import claims
 from ponder.services.report.support import Evidence
 from ponder.services.report.verify import MARK, verify
+from ponder.services.research.aspects import aspects_of
 from ponder.services.text.passages import chunk_text
 from ponder.testing.corpus import pydoc_text
 
@@ -148,7 +149,8 @@ def test_a_page_and_its_mirror_still_support_what_they_say(sources: list[Source]
     mirror = Source(**{**page, "number": 2, "url": "/mirror/json.txt"})
     finding = sentence_of(page, "externally maintained simplejson library")
     notes = f"- {finding.rstrip('.')} [1]."
-    composed = compose_report("json and simplejson", "", notes, [page, mirror])
+    topic = "json and simplejson"
+    composed = compose_report(topic, "", notes, [page, mirror], aspects=aspects_of(topic))
     assert composed.extractive and "## Sources" in composed.markdown
     assert f"{finding.rstrip('.')} [1]" in composed.markdown
     assert not re.search(r"^## [^\n]*\n\s*(?=## |\Z)", composed.markdown, re.M)
@@ -237,6 +239,6 @@ def test_made_up_addresses_are_no_evidence_that_a_text_rests_on_its_sources() ->
         "passages": [pydoc_text("json") or ""],
         "locations": [""],
     }
-    composed = compose_report(topic, body, "", [page])
+    composed = compose_report(topic, body, "", [page], aspects=aspects_of(topic))
     assert composed.extractive
     assert "codewars" not in composed.markdown and "gmail" not in composed.markdown

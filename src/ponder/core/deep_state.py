@@ -10,7 +10,7 @@ from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from ponder.core.sources import Source, merge_sources
-from ponder.core.state import ReflectionState
+from ponder.core.state import QuestionAspects, ReflectionState
 from ponder.core.stats import merge_stats
 
 
@@ -38,6 +38,7 @@ class DeepInput(TypedDict, total=False):
     sources: list[Source]
     running_summary: str
     reflection: ReflectionState | None
+    aspects: QuestionAspects  # the question's parts, when the loop found them already
 
 
 class DeepOutput(TypedDict):
@@ -53,6 +54,7 @@ class DeepState(TypedDict, total=False):
     topic: str
     running_summary: str  # the loop's notes on entry; all researchers' notes at the end
     reflection: ReflectionState | None
+    aspects: QuestionAspects
     sources: Annotated[list[Source], merge_sources]
     conversation: Annotated[list[str], operator.add]
     pending_question: str

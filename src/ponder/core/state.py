@@ -46,6 +46,24 @@ class ReflectionState(TypedDict):
     subtopics: list[str]
 
 
+class AspectRecord(TypedDict):
+    """One part of a joined question, as ``services/research/aspects`` found it."""
+
+    text: str  # the part as asked
+    query: str  # what is searched for it
+    terms: list[str]  # stems of its distinctive words
+
+
+class QuestionAspects(TypedDict):
+    """The parts of the question being researched, found once per question (by
+    ``generate_query``) and carried, so every node that needs them reads the same ones.
+    ``question`` is the one they are of: a follow-up on the thread, or a researcher's
+    sub-topic, has its own."""
+
+    question: str
+    aspects: list[AspectRecord]
+
+
 class ResearchInput(TypedDict, total=False):
     """What a caller gives: the topic, or (chat clients) messages whose last is the question."""
 
@@ -80,6 +98,7 @@ class LoopState(TypedDict, total=False):
     queries_run: Annotated[list[str], operator.add]
     sources: Annotated[list[Source], merge_sources]
     round_findings: list[Finding]
+    aspects: QuestionAspects  # the question's parts, for every round and the report
     summarized: Annotated[list[str], operator.add]  # digests of passages the model was shown
     turn_start: int  # in a chat thread: where this question's entries of `summarized` begin
     research_loop_count: int

@@ -1,5 +1,7 @@
 """generate_query: plan the first round's searches: the question itself, one search for each
-of its parts (aspects), then the model's."""
+of its parts (aspects), then the model's. The parts are found here, once per question (a
+follow-up's, a researcher's sub-topic's), and carried in the state for the later rounds and
+the report."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from ponder.core.state import LoopState
 from ponder.nodes.context import NodeContext, node
 from ponder.prompts.schemas import query_plan_schema
 from ponder.services.model.prompt import Prompt
-from ponder.services.research.aspects import aspects_of, with_aspects
+from ponder.services.research.aspects import aspects_of, carry, with_aspects
 from ponder.services.research.vetting import (
     VettedQueries,
     normalise,
@@ -61,4 +63,4 @@ async def generate_query(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
         ctx.emit("aspects", aspects=[a.query for a in aspects])
     queries = question + with_aspects(planned, aspects, aspects, taken, n)
     ctx.emit("queries", queries=queries)
-    return {"queries": queries}
+    return {"queries": queries, "aspects": carry(topic, aspects)}

@@ -12,7 +12,7 @@ from ponder.prompts.schemas import Reflection, Verdict, reflection_schema
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.aspects import (
     Aspect,
-    aspects_of,
+    aspects_for,
     uncovered,
     with_aspects,
     worth_searching,
@@ -43,7 +43,7 @@ async def reflect(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     )
     result = await ctx.llm().structured(schema, prompt, fallback)
     summary = state.get("running_summary") or ""
-    aspects = aspects_of(topic)
+    aspects = aspects_for(topic, state.get("aspects"))
     gaps = uncovered(aspects, summary)
     sufficient = result.is_sufficient and _backed(summary, state, ctx) and _covered(gaps, ctx)
     scope, subtopics = _scope(result, topic)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,7 @@ from ponder.core.sources import Source
 from ponder.services.report.extractive import extractive_body
 from ponder.services.report.support import Evidence
 from ponder.services.report.verify import Checked, verify
+from ponder.services.research.aspects import Aspect
 from ponder.services.text.citations import remove_invalid, renumber, sources_section
 
 # A line that is only a heading such as "## Sources", "**References:**" or "Bibliography".
@@ -38,12 +40,14 @@ def compose_report(
     notes: str,
     sources: list[Source],
     *,
+    aspects: Sequence[Aspect],
     strict: bool = False,
     evidence: Evidence | None = None,
 ) -> ComposedReport:
     """Check the written body's citations against what was read; when no sentence of it
     rests on a source (or it is empty: the model's text was rejected), write an extractive
-    report from ``notes`` and ``sources`` instead.
+    report from ``notes`` and ``sources`` (quoted on the question and its ``aspects``)
+    instead.
 
     A model-written source list is cut (the list is built in code from what is cited).
     """
@@ -53,7 +57,7 @@ def compose_report(
     checked = verify(text, evidence, strict=strict, topic=topic)
     extractive = not checked.grounded
     if extractive:
-        text, extra = remove_invalid(extractive_body(topic, notes, sources), valid)
+        text, extra = remove_invalid(extractive_body(topic, notes, sources, aspects=aspects), valid)
         checked = verify(text, evidence, strict=True, only_cited=True)
         checked.text = _EMPTY_SECTION.sub("", checked.text)  # all its lines unsupported
         removed += extra

@@ -14,6 +14,10 @@ name the other, so the parts are split here, where no model can spoil them:
   half of them covers it.
 
 A question with one part has no aspects: the loop then runs as it always did.
+
+The parts are found once per question, where its first round is planned, and carried in
+the state (``carry``) to every node that reads them (``aspects_for``): each round's
+reflection and the report.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ponder.core.state import AspectRecord, QuestionAspects
 from ponder.services.research.vetting import (
     VettedQueries,
     finding_lines,
@@ -80,6 +85,32 @@ def aspects_of(question: str) -> list[Aspect]:
         query = " ".join(w for w in dict.fromkeys(words(part)) if w not in _ASKING)
         aspects.append(Aspect(part, query, frozenset(distinct)))
     return aspects[:MAX_ASPECTS]
+
+
+def carry(question: str, aspects: Sequence[Aspect]) -> QuestionAspects:
+    """The question's parts as the state carries them, from the node that finds them to
+    every node that reads them (``aspects_for``)."""
+    records = [AspectRecord(text=a.text, query=a.query, terms=sorted(a.terms)) for a in aspects]
+    return QuestionAspects(question=question, aspects=records)
+
+
+def aspects_for(question: str, carried: object = None) -> list[Aspect]:
+    """The question's parts: those ``carried`` in the state when they are of this question,
+    else found now (the deep pipeline entered directly, before any round found them, or a
+    state written from outside the graph)."""
+    if isinstance(carried, dict) and carried.get("question") == question:
+        records = carried.get("aspects")
+        if isinstance(records, list) and all(_is_record(r) for r in records):
+            return [Aspect(r["text"], r["query"], frozenset(r["terms"])) for r in records]
+    return aspects_of(question)
+
+
+def _is_record(record: object) -> bool:
+    if not isinstance(record, dict):
+        return False
+    text, query, terms = record.get("text"), record.get("query"), record.get("terms")
+    strings = isinstance(text, str) and isinstance(query, str)
+    return strings and isinstance(terms, list) and all(isinstance(t, str) for t in terms)
 
 
 def _meaningful(part: str) -> list[str]:

@@ -1,0 +1,121 @@
+"""The report stage, end to end: ``write_report`` turns what the research found into the
+checked report.
+
+    prompt → draft (streamed, guarded) → repair → check → compose
+
+The loop's ``finalize_summary`` and the deep pipeline's ``final_report`` each call it once
+and turn the ``Written`` it returns into their state update and events. What it had to do
+along the way (a fallback, a cut text, an extractive report) is told through ``warn`` as it
+happens, and counted in ``Written.counts``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ponder.core.deep_state import Note
+from ponder.core.sources import Source
+from ponder.services.model.llm import LLM, Warn
+from ponder.services.report.composer import ComposedReport, compose_report
+from ponder.services.report.drafting import Drafter
+from ponder.services.report.prompting import notes_markdown
+from ponder.services.research.aspects import Aspect, covered_in_report
+
+EXTRACTIVE = (
+    "The model's report text was unusable; wrote an extractive report (cited findings and "
+    "quotes from the sources) instead."
+)
+
+
+@dataclass(frozen=True)
+class Material:
+    """What a report is written from: the question, its parts, the sources read, and the
+    loop's running ``summary`` or (``notes`` not None) the deep pipeline's notes, one per
+    researched sub-topic, with its ``brief``."""
+
+    topic: str
+    aspects: Sequence[Aspect]
+    sources: list[Source]
+    summary: str = ""
+    notes: list[Note] | None = None
+    brief: str = ""
+    problems: Sequence[str] = ()  # the run's warnings: a report of nothing found says them
+
+
+@dataclass
+class Written:
+    """The report, what it was written from (``notes``: the summary, or all the notes as
+    one text), and what writing it did. ``composed`` is None when no source was found:
+    then nothing was written or checked."""
+
+    markdown: str
+    notes: str
+    composed: ComposedReport | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def cited(self) -> list[Source]:
+        return self.composed.cited if self.composed else []
+
+    @property
+    def citations(self) -> list[dict[str, Any]]:
+        return self.composed.citations if self.composed else []
+
+    @property
+    def extractive(self) -> bool:
+        return bool(self.composed and self.composed.extractive)
+
+
+async def write_report(llm: LLM, material: Material, *, warn: Warn) -> Written:
+    """The checked report of ``material``: the model's text, streamed live and cut where it
+    degenerated (then completed from the findings), every citation checked against the
+    passage it rests on, with a Sources section of exactly what it cites; an extractive
+    report when the model's text rests on nothing read."""
+    topic, sources, aspects = material.topic, material.sources, material.aspects
+    if not sources:
+        return Written(nothing_found(topic, material.problems), "")
+    drafter = Drafter(llm, topic, sources, aspects, warn)
+    if material.notes is None:
+        notes = material.summary
+        body = await drafter.from_summary(notes)
+    else:
+        notes = notes_markdown(material.notes)
+        body = await drafter.from_notes(material.notes, notes, material.brief or topic)
+    composed = compose_report(
+        topic,
+        body,
+        notes,
+        sources,
+        aspects=aspects,
+        strict=llm.config.strict_citations,
+        evidence=drafter.evidence,
+    )
+    counts = drafter.counts
+    checked = composed.checked
+    for key, amount in (
+        ("citations_removed", composed.citations_removed),
+        ("citations_checked", checked.checked),
+        ("citations_repointed", checked.repointed),
+        ("citations_added", checked.added),
+        ("sentences_unsupported", checked.unsupported),
+    ):
+        if amount:
+            counts[key] += amount
+    if aspects:
+        counts["aspects"] += len(aspects)
+        counts["aspects_covered"] += covered_in_report(aspects, composed.markdown)
+    if composed.extractive:
+        counts["extractive_report"] += 1
+        warn(EXTRACTIVE)
+    return Written(composed.markdown, notes, composed, dict(counts))
+
+
+def nothing_found(topic: str, problems: Sequence[str]) -> str:
+    """The report when no source was found: what went wrong, and what to try instead."""
+    lines = [f"# {topic}", "", "No sources were found, so there is nothing to report.", ""]
+    if problems:
+        lines += ["What went wrong:", "", *[f"- {w}" for w in dict.fromkeys(problems)], ""]
+    lines.append("Try other search settings (--search, --docs) or a rephrased question.")
+    return "\n".join(lines) + "\n"
