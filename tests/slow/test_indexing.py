@@ -3,6 +3,7 @@ interrupted run keeps its work and resumes where it stopped."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -138,11 +139,13 @@ def test_ctrl_c_during_ponder_index_keeps_the_work_and_says_how_to_go_on(
     """A real SIGINT to the whole process group, as a terminal's Ctrl-C sends it."""
     docs = tmp_path / "docs"
     pages = sorted((documents / "html").iterdir())
-    for copy in range(40):  # enough files that the pool is busy when the signal comes
+    copies = 100  # more files than one batch: the first batch's commit shows indexing is on
+    for copy in range(copies):
         (docs / f"copy{copy}").mkdir(parents=True)
         for page in pages:
             shutil.copy(page, docs / f"copy{copy}" / page.name)
-    total = 40 * len(pages)
+    total = copies * len(pages)
+    assert total > indexer._BATCH, "a batch is committed before the signal"
     env = {**os.environ, "PONDER_CACHE_DIR": str(tmp_path / "cache")}
     command = [sys.executable, "-m", "ponder", "index", str(docs)]
     run = subprocess.Popen(
@@ -153,7 +156,9 @@ def test_ctrl_c_during_ponder_index_keeps_the_work_and_says_how_to_go_on(
     while not list((tmp_path / "cache").glob("indexes/*.sqlite")):  # indexing has begun
         assert time.monotonic() < deadline and run.poll() is None
         time.sleep(0.05)
-    time.sleep(1.0)  # some files in: about a third of them, here
+    while _files_stored(tmp_path / "cache") == 0:  # a first batch in, committed
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.05)
     os.killpg(run.pid, signal.SIGINT)
     out, err = run.communicate(timeout=60)
     assert run.returncode == 130, (out, err)
@@ -167,6 +172,15 @@ def test_ctrl_c_during_ponder_index_keeps_the_work_and_says_how_to_go_on(
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
     assert f"{total - kept} new or changed, {kept} unchanged" in again.stdout
+
+
+def _files_stored(cache: Path) -> int:
+    """How many files the index in ``cache`` holds so far (read beside the writer)."""
+    count = 0
+    for db in cache.glob("indexes/*.sqlite"):
+        with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(db)) as conn:
+            count += conn.execute("SELECT count(*) FROM files").fetchone()[0]
+    return count
 
 
 def test_code_in_local_html_keeps_its_lines_and_indentation() -> None:
