@@ -278,7 +278,17 @@ def summarise(
         "hybrid_query_ms_max": round(max(latencies), 1),
         "rows": rows,
     }
-    result["target_met"] = result["hybrid_at_3_pct"] >= 90 and not result["lost_by_hybrid"]
+    # Fusion never worse than its better list, on every set (issue 33).
+    result["hybrid_below_a_list"] = [
+        name
+        for name, got in figures.items()
+        if got["hybrid"]["at_3"] < max(got["bm25"]["at_3"], got["vectors"]["at_3"])
+    ]
+    result["target_met"] = (
+        result["hybrid_at_3_pct"] >= 90
+        and not result["lost_by_hybrid"]
+        and not result["hybrid_below_a_list"]
+    )
     return result
 
 
@@ -297,6 +307,8 @@ def print_summary(result: dict[str, Any]) -> None:
             cells.append(f"{got['at_1']:>2}/{n} {got[f'at_{TOP}']:>2}/{n}")
         print(f"  {names[m]:22}" + "".join(f"{cell:>14}" for cell in cells))
     print(
+        f"  sets where hybrid @3 is below BM25's or the vectors': "
+        f"{result['hybrid_below_a_list'] or 'none'}\n"
         f"  lost to BM25: hybrid {result['lost_by_hybrid'] or 'none'}, RRF "
         f"{result['lost_by_rrf'] or 'none'}; gained by hybrid: {result['gained_by_hybrid']}"
     )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-# Equal trust. Leaning on the vectors (0.75) found more questions worded unlike their page,
-# but lost one naming an identifier that BM25 finds (README, "Semantic search").
-SEMANTIC_WEIGHT = 0.5
+# Chosen on the paraphrase benchmark's development half (bench/paraphrase.py: its first 16
+# and added 12 questions) by a rule fixed before looking: the most answer pages @3, then
+# @1, then the least weight on the vectors, losing no page BM25 finds. 0.5 found 23 @3
+# where the vectors alone found 25; 0.70 finds 25 (18 @1), and on the test half (the held-out
+# 8, the identifier and the keyword questions) it matches the better list of every set and
+# loses nothing BM25 finds; 0.75 and more lose pprint's identifier question.
+SEMANTIC_WEIGHT = 0.7
 
 
 def fuse(
