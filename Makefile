@@ -13,10 +13,10 @@ DOCS := .cache/python3.11-doc/usr/share/doc/python3.11/html/index.html
 # The browser the HTML report is tested in (headless); Debian's package, installed if missing.
 CHROMIUM := $(shell command -v chromium || echo /usr/bin/chromium)
 
-.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench clean
+.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench bench-smol clean
 
 help:  ## show the targets
-	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 $(STAMP):
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -75,8 +75,11 @@ demo-ui: $(STAMP)  ## `ponder ui` at http://127.0.0.1:8765/ with the tiny model,
 demo-ui-screenshot: $(STAMP) $(CHROMIUM)  ## the README's picture of the page: a demo run's report, in headless chromium
 	$(PY) scripts/demo_ui.py --port 8791 --screenshot docs/ui-report.png
 
-bench: $(STAMP) $(DOCS)  ## measure cost, overhead, parallelism, local search, strong prose; writes bench/results.json
+bench: $(STAMP) $(DOCS)  ## every benchmark but SmolLM2's (< 30 min); writes bench/results.json
 	$(PY) bench/run.py --tiny-growth
+
+bench-smol: $(STAMP)  ## the quality benchmark with SmolLM2 135M, 24 questions (~15 min); adds it to the figures
+	$(PY) bench/run.py --only smol
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .cache .demo .pytest_cache .mypy_cache .ruff_cache
