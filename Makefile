@@ -13,7 +13,7 @@ DOCS := .cache/python3.11-doc/usr/share/doc/python3.11/html/index.html
 # The browser the HTML report is tested in (headless); Debian's package, installed if missing.
 CHROMIUM := $(shell command -v chromium || echo /usr/bin/chromium)
 
-.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench bench-smol clean
+.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench bench-quick bench-smol clean
 
 help:  ## show the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -77,6 +77,9 @@ demo-ui-screenshot: $(STAMP) $(CHROMIUM)  ## the README's picture of the page: a
 
 bench: $(STAMP) $(DOCS)  ## every benchmark but SmolLM2's (< 30 min); writes bench/results.json
 	$(PY) bench/run.py --tiny-growth
+
+bench-quick: $(STAMP) $(DOCS)  ## the headline figures on a subset, beside the last full run's (a few minutes)
+	$(PY) bench/run.py --quick
 
 bench-smol: $(STAMP)  ## the quality benchmark with SmolLM2 135M, 24 questions (~15 min); adds it to the figures
 	$(PY) bench/run.py --only smol

@@ -46,7 +46,8 @@ Run: ``make bench`` (or ``PYTHONPATH=src python bench/run.py``; ``--no-tiny`` sk
 real model, ``--no-search`` the local-search benchmark, ``--no-quality`` the quality
 benchmark, ``--no-prose`` the strong-prose benchmark, ``--tiny-growth`` adds the 8-round
 prompt-growth run with the real model, ``--only`` runs some parts again and keeps the
-others' figures).
+others' figures). ``--quick`` (``make bench-quick``) measures the headline figures on a
+subset, beside the last full run's, without touching results.json (quick.py).
 """
 
 from __future__ import annotations
@@ -141,11 +142,18 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         nargs="*",
         help="run only these parts (names as in the JSON; `smol` runs only when named)",
     )
+    parser.add_argument(
+        "--quick", action="store_true", help="the headline figures on a subset (a few minutes)"
+    )
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    if args.quick:
+        from quick import run_quick
+
+        return run_quick()
     started = time.perf_counter()
     machine = {
         "cpus": os.cpu_count(),
