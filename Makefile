@@ -40,10 +40,11 @@ $(CHROMIUM):
 
 browser: $(CHROMIUM)  ## install Debian's chromium (headless) if it is missing
 
-lint: $(STAMP)  ## ruff lint and format check, and the import-linter layer contracts
+lint: $(STAMP)  ## ruff, the import-linter layer contracts, and docs/benchmarks.md as results.json gives it
 	$(VENV)/bin/ruff check src tests bench scripts
 	$(VENV)/bin/ruff format --check src tests bench scripts
 	$(VENV)/bin/lint-imports
+	$(PY) bench/render.py --check
 
 typecheck: $(STAMP)  ## mypy on src/
 	$(VENV)/bin/mypy
@@ -75,7 +76,7 @@ demo-ui: $(STAMP)  ## `ponder ui` at http://127.0.0.1:8765/ with the tiny model,
 demo-ui-screenshot: $(STAMP) $(CHROMIUM)  ## the README's picture of the page: a demo run's report, in headless chromium
 	$(PY) scripts/demo_ui.py --port 8791 --screenshot docs/ui-report.png
 
-bench: $(STAMP) $(DOCS)  ## every benchmark but SmolLM2's (< 30 min); writes bench/results.json
+bench: $(STAMP) $(DOCS)  ## every benchmark but SmolLM2's (< 30 min): bench/results.json and docs/benchmarks.md
 	$(PY) bench/run.py --tiny-growth
 
 bench-quick: $(STAMP) $(DOCS)  ## the headline figures on a subset, beside the last full run's (a few minutes)

@@ -39,7 +39,8 @@ One module per benchmark, each named as its figures are in the JSON:
   search (vectors.py) and start-up times (startup.py)
 
 The rig benchmarks research a corpus about tides (tides.py); every benchmark runs in its own
-folders, with none of the user's PONDER_ settings (workspace.py); table.py prints the table.
+folders, with none of the user's PONDER_ settings (workspace.py); table.py prints the table,
+and render.py writes docs/benchmarks.md from results.json.
 results.json also keeps each part's time and the load average when it ended (``parts``).
 
 Run: ``make bench`` (or ``PYTHONPATH=src python bench/run.py``; ``--no-tiny`` skips the
@@ -187,10 +188,12 @@ def main(argv: list[str] | None = None) -> int:
         earlier_parts = {k: v for k, v in earlier_parts.items() if k in OPTIONAL}
     results["parts"] = {**earlier_parts, **parts}
     target.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    from render import write
     from table import print_table
 
+    write(results)
     print_table(results)
-    print(f"\nbench took {took} s; figures in bench/results.json")
+    print(f"\nbench took {took} s; figures in bench/results.json and docs/benchmarks.md")
     return 0
 
 
