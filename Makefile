@@ -76,7 +76,7 @@ demo-ui: $(STAMP)  ## `ponder ui` at http://127.0.0.1:8765/ with the tiny model,
 demo-ui-screenshot: $(STAMP) $(CHROMIUM)  ## the README's picture of the page: a demo run's report, in headless chromium
 	$(PY) scripts/demo_ui.py --port 8791 --screenshot docs/ui-report.png
 
-bench: $(STAMP) $(DOCS)  ## every benchmark but SmolLM2's (< 30 min): bench/results.json and docs/benchmarks.md
+bench: $(STAMP) $(DOCS)  ## every benchmark (< 30 min): bench/results.json, docs/benchmarks.md, the README's figures
 	$(PY) bench/run.py --tiny-growth
 
 bench-quick: $(STAMP) $(DOCS)  ## the headline figures on a subset, beside the last full run's (a few minutes)

@@ -1,12 +1,12 @@
-"""docs/benchmarks.md, written from bench/results.json.
+"""docs/benchmarks.md and the README's headline figures, written from bench/results.json.
 
 ``bench/run.py`` calls :func:`write` after it writes results.json, so the page always shows
 the figures of the last run of each part. What each benchmark measures is said here (see
 :mod:`about`); the figures come from the JSON, through the table's rows (:mod:`table`) or a
 table of their own where one figure has several columns.
 
-Run: ``python bench/render.py`` (write it again) or ``python bench/render.py --check``
-(exit 1 when it is not what results.json gives: ``make lint`` runs it).
+Run: ``python bench/render.py`` (write both again) or ``python bench/render.py --check``
+(exit 1 when either is not what results.json gives: ``make lint`` runs it).
 """
 
 from __future__ import annotations
@@ -23,7 +23,11 @@ from table import part_rows, quality_view
 from workspace import BENCH, ROOT
 
 PAGE = ROOT / "docs" / "benchmarks.md"
+README = ROOT / "README.md"
 RESULTS = BENCH / "results.json"
+# The README's headline block lies between these lines, which stay.
+BEGIN = "<!-- headline figures: written by bench/render.py from bench/results.json -->"
+END = "<!-- end of headline figures -->"
 
 
 def cell(text: Any) -> str:
@@ -203,15 +207,32 @@ def running(results: dict[str, Any]) -> list[str]:
     ]
 
 
+def readme_with_headline(readme: str, results: dict[str, Any]) -> str:
+    """The README with its headline block written from ``results``."""
+    head, found, rest = readme.partition(BEGIN)
+    _, end, tail = rest.partition(END)
+    if not found or not end:
+        raise SystemExit(f"README.md has no headline block ({BEGIN} … {END})")
+    block = headline.markdown_table(results, "docs/benchmarks.md")
+    return head + BEGIN + "\n" + "\n".join(block) + "\n" + END + tail
+
+
 def write(results: dict[str, Any]) -> None:
     PAGE.write_text(page(results), encoding="utf-8")
+    README.write_text(
+        readme_with_headline(README.read_text(encoding="utf-8"), results), encoding="utf-8"
+    )
 
 
 def stale(results: dict[str, Any]) -> list[Path]:
     """The files that are not what ``results`` gives."""
+    readme = README.read_text(encoding="utf-8")
+    out = []
     if not PAGE.exists() or PAGE.read_text(encoding="utf-8") != page(results):
-        return [PAGE]
-    return []
+        out.append(PAGE)
+    if readme_with_headline(readme, results) != readme:
+        out.append(README)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -40,7 +40,7 @@ One module per benchmark, each named as its figures are in the JSON:
 
 The rig benchmarks research a corpus about tides (tides.py); every benchmark runs in its own
 folders, with none of the user's PONDER_ settings (workspace.py); table.py prints the table,
-and render.py writes docs/benchmarks.md from results.json.
+and render.py writes docs/benchmarks.md and the README's headline figures from results.json.
 results.json also keeps each part's time and the load average when it ended (``parts``).
 
 Run: ``make bench`` (or ``PYTHONPATH=src python bench/run.py``; ``--no-tiny`` skips the
