@@ -120,7 +120,10 @@ def paraphrase_table(results: dict[str, Any]) -> list[str]:
     sets = p["sets"]
     header = [
         "ranking (answer page first / in the first three)",
-        *(f"{name} ({sets[name]['questions']})" for name in sets),
+        *(
+            name if str(sets[name]["questions"]) in name else f"{name} ({sets[name]['questions']})"
+            for name in sets
+        ),
     ]
     rows = [
         [label, *(f"{sets[s][m]['at_1']} / {sets[s][m]['at_3']}" for s in sets)]
