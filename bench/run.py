@@ -149,6 +149,37 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def merge(
+    earlier: dict[str, Any],
+    measured: dict[str, Any],
+    parts: dict[str, Any],
+    machine: dict[str, Any],
+    took: float | None,
+) -> dict[str, Any]:
+    """results.json after a run. ``took`` is a whole run's time: its figures replace every
+    part's but the optional ones'. Without it (a partial run, or a whole one not finished
+    yet) the figures measured replace theirs and the others stay, with the machine and the
+    time of the last whole run."""
+    whole = took is not None
+
+    def keep(found: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in found.items() if not whole or k in OPTIONAL}
+
+    results = {**keep(earlier), **measured}
+    results["machine"] = machine if whole else earlier.get("machine", machine)
+    results["bench_seconds"] = took if whole else earlier.get("bench_seconds")
+    results["parts"] = {**keep(earlier.get("parts") or {}), **parts}
+    return results
+
+
+def save(results: dict[str, Any]) -> None:
+    """results.json, docs/benchmarks.md and the README's headline figures."""
+    from render import write
+
+    (BENCH / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    write(results)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     if args.quick:
@@ -161,37 +192,27 @@ def main(argv: list[str] | None = None) -> int:
         "python": sys.version.split()[0],
         "load_at_start": round(os.getloadavg()[0], 1),
     }
-    results: dict[str, Any] = {"machine": machine}
+    target = BENCH / "results.json"
+    earlier = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
+    measured: dict[str, Any] = {}
     parts: dict[str, Any] = {}
     with isolated() as work:
         for name, step in steps(args, work):
             began = time.perf_counter()
             print(f"… {name}", file=sys.stderr, flush=True)
-            results[name] = step()
+            measured[name] = step()
             took = time.perf_counter() - began
             # The load as the part ended: its times and rates are read against it.
             parts[name] = {"seconds": round(took, 1), "load": round(os.getloadavg()[0], 1)}
             print(f"  {name}: {took:.1f} s", file=sys.stderr, flush=True)
+            # Kept at once: a bench stopped later loses none of the parts it finished.
+            save(merge(earlier, measured, parts, machine, None))
     took = round(time.perf_counter() - started, 1)
     whole = not (args.only or args.no_tiny or args.no_search or args.no_quality or args.no_prose)
-    target = BENCH / "results.json"
-    earlier = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
-    kept = earlier if not whole else {k: v for k, v in earlier.items() if k in OPTIONAL}
-    # A partial run updates the figures it measured and keeps the others, the machine of
-    # the whole run and its time.
-    results = {**kept, **results}
-    if not whole:
-        results["machine"] = earlier.get("machine", machine)
-    results["bench_seconds"] = took if whole else earlier.get("bench_seconds")
-    earlier_parts = earlier.get("parts") or {}
-    if whole:
-        earlier_parts = {k: v for k, v in earlier_parts.items() if k in OPTIONAL}
-    results["parts"] = {**earlier_parts, **parts}
-    target.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    from render import write
+    results = merge(earlier, measured, parts, machine, took if whole else None)
+    save(results)
     from table import print_table
 
-    write(results)
     print_table(results)
     print(f"\nbench took {took} s; figures in bench/results.json and docs/benchmarks.md")
     return 0
