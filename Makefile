@@ -13,10 +13,10 @@ DOCS := .cache/python3.11-doc/usr/share/doc/python3.11/html/index.html
 # The browser the HTML report is tested in (headless); Debian's package, installed if missing.
 CHROMIUM := $(shell command -v chromium || echo /usr/bin/chromium)
 
-.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench clean
+.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench bench-quick bench-smol clean
 
 help:  ## show the targets
-	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 $(STAMP):
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -40,11 +40,12 @@ $(CHROMIUM):
 
 browser: $(CHROMIUM)  ## install Debian's chromium (headless) if it is missing
 
-lint: $(STAMP)  ## ruff lint and format check, the import-linter layer contracts, generated files current
+lint: $(STAMP)  ## ruff, the import-linter layer contracts, generated docs current (settings, benchmarks)
 	$(VENV)/bin/ruff check src tests bench scripts
 	$(VENV)/bin/ruff format --check src tests bench scripts
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/settings_docs.py --check
+	$(PY) bench/render.py --check
 
 typecheck: $(STAMP)  ## mypy on src/
 	$(VENV)/bin/mypy
@@ -76,8 +77,14 @@ demo-ui: $(STAMP)  ## `ponder ui` at http://127.0.0.1:8765/ with the tiny model,
 demo-ui-screenshot: $(STAMP) $(CHROMIUM)  ## the README's picture of the page: a demo run's report, in headless chromium
 	$(PY) scripts/demo_ui.py --port 8791 --screenshot docs/ui-report.png
 
-bench: $(STAMP) $(DOCS)  ## measure cost, overhead, parallelism, local search, strong prose; writes bench/results.json
+bench: $(STAMP) $(DOCS)  ## every benchmark (< 30 min): bench/results.json, docs/benchmarks.md, the README's figures
 	$(PY) bench/run.py --tiny-growth
+
+bench-quick: $(STAMP) $(DOCS)  ## the headline figures on a subset, beside the last full run's (a few minutes)
+	$(PY) bench/run.py --quick
+
+bench-smol: $(STAMP)  ## the quality benchmark with SmolLM2 135M, 24 questions (~15 min); adds it to the figures
+	$(PY) bench/run.py --only smol
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .cache .demo .pytest_cache .mypy_cache .ruff_cache

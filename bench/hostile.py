@@ -148,7 +148,7 @@ def table_rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
     met = hostile["finished"] and hostile["wall_s"] < 30 and hostile["peak_rss_mb"] < 1024
     return [
         (
-            "hostile pages: before issue 31 (87e635a)",
+            "hostile pages: before issue 31's limits",
             f"stopped at {BEFORE['wall_s']} s, peak {BEFORE['peak_rss_mb']} MB by then",
         ),
         (

@@ -135,11 +135,12 @@ def run_multipart_bench(
     return results
 
 
-def multipart_figures(tiny: bool, log: Any = None) -> dict[str, Any]:
-    """What ``make bench`` reports: the scripted rig and the tiny model, beside the figures
-    measured before aspects (multipart-before.json, commit 41c1adc)."""
-    backends = ["scripted", "tiny"] if tiny else ["scripted"]
-    results = run_multipart_bench(backends, log=log)
+def multipart_figures(
+    backends: list[str], log: Any = None, limit: int | None = None
+) -> dict[str, Any]:
+    """What ``make bench`` reports for ``backends``, beside the figures measured before
+    aspects (multipart-before.json); ``limit``: only the first questions."""
+    results = run_multipart_bench(backends, limit=limit, log=log)
     before = json.loads(Path(__file__).with_name("multipart-before.json").read_text("utf-8"))
     figures: dict[str, Any] = {"corpus_pages": results["corpus_pages"]}
     for kind in backends:

@@ -21,7 +21,7 @@ only a first run, a changed page or ``--fresh`` embeds, and only such a run meas
 throughput.
 
 Run: ``python bench/paraphrase.py [--fresh] [--out FILE]``; ``bench/run.py`` runs it with
-the quality benchmark. Figures go in the README.
+the quality benchmark; its figures are in docs/benchmarks.md.
 """
 
 from __future__ import annotations

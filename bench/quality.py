@@ -331,20 +331,25 @@ def run_quality_bench(
     return results
 
 
-def quality_figures(tiny: bool, log: Any = None) -> dict[str, Any]:
-    """What ``make bench`` reports: the scripted rig and the real models, next to the
-    figures measured before issue 10 (quality-before.json; SmolLM2 came later and has none)."""
-    backends = list(BACKENDS) if tiny else ["scripted"]
-    results = run_quality_bench(backends, log=log)
+def quality_figures(
+    backends: list[str], log: Any = None, limit: int | None = None
+) -> dict[str, Any]:
+    """What ``make bench`` reports for ``backends``, next to the figures measured before
+    issue 10 (quality-before.json; SmolLM2 came later and has none). ``limit``: only the
+    first questions (``make bench-quick``), with no target, which holds for all 24."""
+    results = run_quality_bench(backends, limit=limit, log=log)
     before = json.loads(Path(__file__).with_name("quality-before.json").read_text("utf-8"))
-    figures: dict[str, Any] = {"corpus_pages": results["corpus_pages"]}
+    figures: dict[str, Any] = {
+        "corpus_pages": results["corpus_pages"],
+        "questions": len(QUESTIONS),
+    }
     for kind in backends:
         figures[kind] = {
             **({"before": before[kind]["summary"]} if kind in before else {}),
             "after": results[kind]["summary"],
             "questions": results[kind]["questions"],
         }
-    if tiny:
+    if "tiny" in backends and limit is None:
         tiny_after, tiny_before = figures["tiny"]["after"], figures["tiny"]["before"]
         figures["target_met"] = (
             tiny_after["found_pct"] >= 90

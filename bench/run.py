@@ -16,7 +16,8 @@ One module per benchmark, each named as its figures are in the JSON:
 - research quality (quality.py): 24 questions over a pydoc corpus, answer page found and
   cited, tokens and wall time, next to the figures measured before issue 10 (target with the
   tiny model: found for ≥ 90 % of questions at fewer tokens per question than before); the
-  same with SmolLM2-135M-Instruct, which has no "before"
+  same with SmolLM2-135M-Instruct, which has no "before", is the part ``smol``: 24 questions
+  at about 30 s each, so only ``--only smol`` (``make bench-smol``) runs it
 - questions with two parts (multipart.py): 12 questions whose parts two pydoc pages answer,
   both pages found and cited, tokens and wall time, next to the figures measured before
   aspects (target with the tiny model: both cited for ≥ 10 of 12, at no more tokens per
@@ -38,12 +39,16 @@ One module per benchmark, each named as its figures are in the JSON:
   search (vectors.py) and start-up times (startup.py)
 
 The rig benchmarks research a corpus about tides (tides.py); every benchmark runs in its own
-folders, with none of the user's PONDER_ settings (workspace.py); table.py prints the table.
+folders, with none of the user's PONDER_ settings (workspace.py); table.py prints the table,
+and render.py writes docs/benchmarks.md and the README's headline figures from results.json.
+results.json also keeps each part's time and the load average when it ended (``parts``).
 
 Run: ``make bench`` (or ``PYTHONPATH=src python bench/run.py``; ``--no-tiny`` skips the
 real model, ``--no-search`` the local-search benchmark, ``--no-quality`` the quality
 benchmark, ``--no-prose`` the strong-prose benchmark, ``--tiny-growth`` adds the 8-round
-prompt-growth run with the real model).
+prompt-growth run with the real model, ``--only`` runs some parts again and keeps the
+others' figures). ``--quick`` (``make bench-quick``) measures the headline figures on a
+subset, beside the last full run's, without touching results.json (quick.py).
 """
 
 from __future__ import annotations
@@ -58,6 +63,9 @@ from pathlib import Path
 from typing import Any
 
 from workspace import BENCH, isolated
+
+# Parts that run only when named in --only; a whole run keeps their last figures.
+OPTIONAL = ("smol",)
 
 
 def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], Any]]]:
@@ -91,8 +99,9 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
         from paraphrase import run_paraphrase_bench
         from quality import quality_figures
 
-        chosen.append(("quality", lambda: quality_figures(tiny=not args.no_tiny, log=note)))
-        chosen.append(("multipart", lambda: multipart_figures(not args.no_tiny, log=note)))
+        models = ["scripted"] if args.no_tiny else ["scripted", "tiny"]
+        chosen.append(("quality", lambda: quality_figures(models, log=note)))
+        chosen.append(("multipart", lambda: multipart_figures(models, log=note)))
         chosen.append(("paraphrase", run_paraphrase_bench))
     if not args.no_prose:
         from strong_prose import run_strong_prose_bench
@@ -109,6 +118,10 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
         chosen.append(("search", run_search_bench))
         chosen.append(("documents", run_documents_bench))
         chosen.append(("semantic", lambda: run_vectors_bench(tiny=not args.no_tiny)))
+    if args.only and "smol" in args.only:  # only when asked for by name
+        from quality import quality_figures
+
+        chosen.append(("smol", lambda: quality_figures(["smol"], log=note)))
     return [(name, step) for name, step in chosen if not args.only or name in args.only]
 
 
@@ -117,7 +130,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-tiny", action="store_true", help="skip the real-model runs")
     parser.add_argument("--no-search", action="store_true", help="skip the local-search bench")
     parser.add_argument(
-        "--no-quality", action="store_true", help="skip the research-quality bench (~30 min)"
+        "--no-quality", action="store_true", help="skip the research-quality bench (~10 min)"
     )
     parser.add_argument(
         "--no-prose", action="store_true", help="skip the strong-prose bench (~5 min)"
@@ -125,33 +138,83 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--tiny-growth", action="store_true", help="also run 8 rounds with the tiny model (~4 min)"
     )
-    parser.add_argument("--only", nargs="*", help="run only these parts (names as in the JSON)")
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        help="run only these parts (names as in the JSON; `smol` runs only when named)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="the headline figures on a subset (a few minutes)"
+    )
     return parser.parse_args(argv)
+
+
+def merge(
+    earlier: dict[str, Any],
+    measured: dict[str, Any],
+    parts: dict[str, Any],
+    machine: dict[str, Any],
+    took: float | None,
+) -> dict[str, Any]:
+    """results.json after a run. ``took`` is a whole run's time: its figures replace every
+    part's but the optional ones'. Without it (a partial run, or a whole one not finished
+    yet) the figures measured replace theirs and the others stay, with the machine and the
+    time of the last whole run."""
+    whole = took is not None
+
+    def keep(found: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in found.items() if not whole or k in OPTIONAL}
+
+    results = {**keep(earlier), **measured}
+    results["machine"] = machine if whole else earlier.get("machine", machine)
+    results["bench_seconds"] = took if whole else earlier.get("bench_seconds")
+    results["parts"] = {**keep(earlier.get("parts") or {}), **parts}
+    return results
+
+
+def save(results: dict[str, Any]) -> None:
+    """results.json, docs/benchmarks.md and the README's headline figures."""
+    from render import write
+
+    (BENCH / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    write(results)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    if args.quick:
+        from quick import run_quick
+
+        return run_quick()
     started = time.perf_counter()
-    machine = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
-    results: dict[str, Any] = {"machine": machine}
+    machine = {
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "load_at_start": round(os.getloadavg()[0], 1),
+    }
+    target = BENCH / "results.json"
+    earlier = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
+    measured: dict[str, Any] = {}
+    parts: dict[str, Any] = {}
     with isolated() as work:
         for name, step in steps(args, work):
             began = time.perf_counter()
             print(f"… {name}", file=sys.stderr, flush=True)
-            results[name] = step()
-            print(f"  {name}: {time.perf_counter() - began:.1f} s", file=sys.stderr, flush=True)
+            measured[name] = step()
+            took = time.perf_counter() - began
+            # The load as the part ended: its times and rates are read against it.
+            parts[name] = {"seconds": round(took, 1), "load": round(os.getloadavg()[0], 1)}
+            print(f"  {name}: {took:.1f} s", file=sys.stderr, flush=True)
+            # Kept at once: a bench stopped later loses none of the parts it finished.
+            save(merge(earlier, measured, parts, machine, None))
     took = round(time.perf_counter() - started, 1)
-    results["bench_seconds"] = took
-    target = BENCH / "results.json"
-    if args.only and target.exists():  # a partial run updates the figures it measured…
-        earlier = json.loads(target.read_text(encoding="utf-8"))
-        # …but bench_seconds stays the whole bench's time.
-        results = {**earlier, **results, "bench_seconds": earlier.get("bench_seconds", took)}
-    target.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    whole = not (args.only or args.no_tiny or args.no_search or args.no_quality or args.no_prose)
+    results = merge(earlier, measured, parts, machine, took if whole else None)
+    save(results)
     from table import print_table
 
     print_table(results)
-    print(f"\nbench took {took} s; figures in bench/results.json")
+    print(f"\nbench took {took} s; figures in bench/results.json and docs/benchmarks.md")
     return 0
 
 

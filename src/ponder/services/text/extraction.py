@@ -80,7 +80,7 @@ def page_text(markup: str) -> str:
 
     Your own files are not messy web pages: a fast HTML parser (lexbor) that drops page
     furniture keeps what matters, about 30 times faster than trafilatura's main-text
-    extraction, which the web reader uses first (see the README's indexing figures).
+    extraction, which the web reader uses first (docs/benchmarks.md, indexing).
     """
     from selectolax.lexbor import LexborHTMLParser
 
@@ -120,7 +120,7 @@ def pdf_pages(data: bytes, max_pages: int = PDF_PAGES, max_chars: int = PDF_CHAR
     Raises ValueError for a corrupt or encrypted file.
 
     pdfium (the PDF engine of Chromium) reads pages about four times faster than pypdf did here
-    (see the README's indexing figures), and is hardened against hostile files.
+    (docs/benchmarks.md, indexing), and is hardened against hostile files.
     """
     import pypdfium2 as pdfium
 

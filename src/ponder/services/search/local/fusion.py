@@ -23,8 +23,8 @@ def fuse(
     outranked either list's clear first. A candidate missing from one list counts as that
     list's weakest, not as nothing: a question worded unlike its page often shares no word
     with it. The rescaling is relative to each list's own candidates, so it cannot tell a
-    list that is sure from one that is not; nothing measured so far could (README,
-    "Semantic search"). Ties keep the lexical list's order.
+    list that is sure from one that is not; nothing measured so far could (docs/search.md,
+    "Why score fusion"). Ties keep the lexical list's order.
     """
     lexical_part, semantic_part = rescaled(lexical), rescaled(semantic)
     combined = {

@@ -8,7 +8,7 @@ meanwhile). Every change bumps ``vectors_version`` (triggers again: no code path
 
 Search reads a float32 matrix written next to the database and memory-mapped: a query is
 one matrix-vector product, faster than the sqlite-vec extension by several times at 100k
-passages (README, "Semantic search") — and this Python's sqlite3 cannot load extensions.
+passages (docs/benchmarks.md) — and this Python's sqlite3 cannot load extensions.
 The matrix is rebuilt from the table when its version falls behind; its file name carries
 the database's own random id and the version, so it can only ever be read for its table.
 """
