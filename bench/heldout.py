@@ -127,9 +127,17 @@ async def run_question(question: Question, settings: dict[str, Any]) -> dict[str
         "cited": [p for p in question.pages if p in cited],
         "tokens": stats.prompt_tokens + stats.completion_tokens,
         "sources": len(report.sources),
+        # Every source in the order it was found, and which the report cites: why a found
+        # gold page went uncited is read here.
+        "source_pages": [page_of(s.url) or s.url for s in sorted(report.sources, key=_number)],
+        "cited_pages": [page_of(s.url) or s.url for s in report.cited_sources()],
         "extractive": stats.extractive_report,
         "wall_seconds": round(time.perf_counter() - started, 2),
     }
+
+
+def _number(source: Any) -> int:
+    return source.registry_number
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:

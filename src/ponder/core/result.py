@@ -91,6 +91,9 @@ class RunStats(BaseModel):
     aspects_covered: int = Field(
         0, description="Of those parts, how many a cited passage of the report is about."
     )
+    parts_completed: int = Field(
+        0, description="Parts the written report left uncited, completed with a quote."
+    )
     report_sections: int = Field(0, description="Sections of a deep report written one by one.")
     sections_from_notes: int = Field(
         0, description="Report sections made of cited notes: the model's text was unusable."

@@ -137,12 +137,13 @@ def most_relevant(
 ) -> list[Source]:
     """The sources whose read passages best match the topic (BM25), best first; only those
     scoring ``at_least``."""
-    scores = bm25_scores([_text(s) for s in sources], topic)
+    scores = bm25_scores([source_text(s) for s in sources], topic)
     ranked = sorted(zip(scores, range(len(sources)), strict=True), key=lambda p: (-p[0], p[1]))
     return [sources[i] for score, i in ranked[:limit] if score >= at_least]
 
 
-def _text(source: Source) -> str:
+def source_text(source: Source) -> str:
+    """What was read of a source, its title first."""
     return f"{source['title']}\n" + "\n".join(source["passages"])
 
 
@@ -151,25 +152,33 @@ def quoted_sources(
 ) -> list[tuple[Source, str]]:
     """The sources to quote and what to quote them on: the first source found, then for
     each part of a joined question (its ``aspects``) the source most about that part, then
-    the most relevant to the whole question, up to ``limit``.
+    the most relevant to the whole question, up to ``limit``; and the second source found
+    when none of those is it.
 
-    The first source found is the first result of the question's own search (round 1
+    The first sources found are the first results of the question's own search (round 1
     searches the question first), ranked on the whole collection. Relevance here is judged
     on the few pages read, where a word of every pydoc page ("__repr__") looks rare: for
     "classes with automatically generated __init__ and __repr__" it put tarfile's page
-    first and dataclasses', the search's first, fourth. A part's words can be everywhere
-    too, so the first found is quoted before the parts. A part whose best source is quoted
-    already gets the next source about it, or it would go unquoted ("compress it with
-    gzip", when tarfile's page is best for both parts).
+    first and dataclasses', the search's first, fourth. A web search's snippet may also lack
+    the words that made the engine rank its page high: for "How do I create a .pyc file?"
+    the engine's first two were py_compile and compileall, and compileall's snippet ranked
+    last of five. So the search's own second is quoted too, beside (never instead of) what
+    the pages read say. A part's words can be everywhere, so the first found is quoted
+    before the parts. A part whose best source is quoted already gets the next source about
+    it, or it would go unquoted ("compress it with gzip", when tarfile's page is best for
+    both parts).
     """
-    ranked = most_relevant(sources, topic, limit)
-    picks = [(min(sources, key=lambda s: s["number"]), topic)] if sources else []
+    found = sorted(sources, key=lambda s: s["number"])
+    picks = [(found[0], topic)] if found else []
     for aspect in aspects:
         about = most_relevant(sources, aspect.query, len(sources), at_least=1e-9)
         fresh = [s for s in about if all(s is not p for p, _ in picks)]
-        if fresh and (fresh[0] is about[0] or aspect.in_text(_text(fresh[0]))):
+        if fresh and (fresh[0] is about[0] or aspect.in_text(source_text(fresh[0]))):
             picks.append((fresh[0], aspect.query))
-    for source in ranked:
+    for source in most_relevant(sources, topic, limit):
         if all(source is not s for s, _ in picks):
             picks.append((source, topic))
-    return picks[:limit]
+    picks = picks[:limit]
+    if len(found) > 1 and all(found[1] is not s for s, _ in picks):
+        picks.append((found[1], topic))
+    return picks

@@ -1,7 +1,7 @@
 """The report stage, end to end: ``write_report`` turns what the research found into the
 checked report.
 
-    prompt → draft (streamed, guarded) → repair → check → compose
+    prompt → draft (streamed, guarded) → repair → complete uncited parts → check → compose
 
 The loop's ``finalize_summary`` and the deep pipeline's ``final_report`` each call it once
 and turn the ``Written`` it returns into their state update and events. What it had to do
@@ -20,6 +20,7 @@ from ponder.core.sources import Source
 from ponder.services.model.llm import LLM, Warn
 from ponder.services.report.composer import ComposedReport, compose_report
 from ponder.services.report.drafting import Drafter
+from ponder.services.report.parts import completed_parts
 from ponder.services.report.prompting import notes_markdown
 from ponder.services.research.aspects import Aspect, covered_in_report
 
@@ -83,6 +84,12 @@ async def write_report(llm: LLM, material: Material, *, warn: Warn) -> Written:
     else:
         notes = notes_markdown(material.notes)
         body = await drafter.from_notes(material.notes, notes, material.brief or topic)
+    body, completed = completed_parts(body, sources, aspects)
+    if completed:
+        warn(
+            f"The report cited nothing on {', '.join(completed)}; added a quote of the source "
+            "most about it."
+        )
     composed = compose_report(
         topic,
         body,
@@ -93,6 +100,8 @@ async def write_report(llm: LLM, material: Material, *, warn: Warn) -> Written:
         evidence=drafter.evidence,
     )
     counts = drafter.counts
+    if completed:
+        counts["parts_completed"] += len(completed)
     checked = composed.checked
     for key, amount in (
         ("citations_removed", composed.citations_removed),

@@ -189,16 +189,21 @@ def uncovered(aspects: Iterable[Aspect], summary: str) -> list[Aspect]:
 
 
 def covered_in_report(aspects: Iterable[Aspect], markdown: str) -> int:
-    """How many aspects a cited passage of the report is about: a paragraph, a list item or
-    a quote with its attribution, before the Sources section."""
+    """How many aspects a cited passage of the report is about."""
+    cited = cited_units(markdown)
+    return sum(1 for a in aspects if any(a.in_text(unit) for unit in cited))
+
+
+def cited_units(markdown: str) -> list[str]:
+    """The report's passages that cite a source, before its Sources section: a paragraph,
+    a list item or a quote with its attribution."""
     body = markdown.split("\n## Sources", 1)[0]
     units: list[str] = []
     for block in re.split(r"\n\s*\n", body):
         lines = block.splitlines()
         listed = all(re.match(r"\s*(?:[-*+]|\d+[.)])\s", line) for line in lines if line.strip())
         units += lines if listed else [block]
-    cited = [unit for unit in units if cited_numbers(unit)]
-    return sum(1 for a in aspects if any(a.in_text(unit) for unit in cited))
+    return [unit for unit in units if cited_numbers(unit)]
 
 
 def worth_searching(gaps: Sequence[Aspect], summary: str, already: Sequence[str]) -> list[Aspect]:
