@@ -13,7 +13,7 @@ DOCS := .cache/python3.11-doc/usr/share/doc/python3.11/html/index.html
 # The browser the HTML report is tested in (headless); Debian's package, installed if missing.
 CHROMIUM := $(shell command -v chromium || echo /usr/bin/chromium)
 
-.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench bench-quick bench-smol clean
+.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench bench-quick bench-smol bench-heldout clean
 
 help:  ## show the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -85,6 +85,9 @@ bench-quick: $(STAMP) $(DOCS)  ## the headline figures on a subset, beside the l
 
 bench-smol: $(STAMP)  ## the quality benchmark with SmolLM2 135M, 24 questions (~15 min); adds it to the figures
 	$(PY) bench/run.py --only smol
+
+bench-heldout: $(STAMP) $(DOCS)  ## the Python FAQ's held-out questions, both halves and search shapes, tiny model (~1.5 h); adds them to the figures
+	$(PY) bench/run.py --only heldout
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .cache .demo .pytest_cache .mypy_cache .ruff_cache

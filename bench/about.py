@@ -41,6 +41,8 @@ RUNNING = """
   reports of each pass, and the paraphrased questions. It prints each figure beside the
   last full run's figure for the same questions and writes `.bench/quick.json`; it changes
   neither results.json nor this page.
+- `make bench-heldout` runs the held-out questions (below) with the 270M model, over both
+  search shapes and both halves (an hour and more), and adds their rows here.
 - `make bench-smol` runs the quality benchmark's 24 questions with SmolLM2 (about half a
   minute a question on two idle cores) and adds its row to the figures here.
 - `.venv/bin/python bench/run.py --only PART …` runs some parts again (names as in
@@ -90,6 +92,31 @@ benchmark's single-part questions. The scripted rig writes its report from the l
 round's summary only, so it cites both pages only when both are in that summary.
 """,
         f"{PY} bench/multipart.py --backend tiny|scripted|all [--limit N]",
+    ),
+    Part(
+        "heldout",
+        "Held-out questions",
+        """
+Questions nobody at ponder wrote, and no rule of ponder's was fitted to: those of the Python
+FAQ (`faq/library.html`, `faq/programming.html` in Debian's `python3.11-doc`) whose own
+answer links one or two library pages, 43 in all (22 with one page, 21 with two). The
+linked pages are the answer ("gold") pages; the FAQ pages are left out of the corpus, which
+is every other page of the HTML docs. Each set is split by a fixed rule, the first byte of
+the question's SHA-1: even is the **development half** (24 questions), odd the **test
+half** (19). Rules may be tuned on the development half; the test half is only read.
+
+Each question is researched as a new user would (`mode=loop`, `max_loops=2`, defaults
+otherwise) over the two search shapes users have: `local`, `search=local` over the pages;
+and `web`, a SearXNG-shaped server over the same pages that answers with snippets only, as
+most web search does, ranking by SQLite FTS5's own BM25 over each page's text (not
+ponder's). *Found*: every gold page is among the run's sources; *cited*: every gold page is
+cited by the report; a found but uncited gold page is a failure. Tokens are per question.
+"Before" is the code before found pages were quoted for certain (issue 33); its local runs
+covered the test half only. Targets on the test half: cited for at least 90 % of one-page
+questions and both pages for at least 80 % of two-page ones, at no more tokens than before.
+""",
+        f"{PY} bench/heldout.py [--backend tiny|scripted] [--shape local|web|all] "
+        "[--half dev|test|all]",
     ),
     Part(
         "strong_prose",

@@ -208,19 +208,49 @@ def _line(kind: str, shape: str, row: dict[str, Any]) -> str:
     )
 
 
+BEFORE = Path(__file__).with_name("heldout-before.json")
+# Targets on the test halves (issue 33): the answer page cited for 90 % of one-page
+# questions, both pages for 80 % of two-page ones, at no more tokens than before.
+TARGETS = {"one_page": 0.9, "two_pages": 0.8}
+
+
+def heldout_figures(log: Any = None) -> dict[str, Any]:
+    """``make bench-heldout``: the tiny model over both shapes and both halves, beside the
+    figures measured before found pages were quoted (``heldout-before.json``)."""
+    with isolated("ponder-heldout-home-"):
+        after = run_heldout("tiny", SHAPES, ("dev", "test"), None, log)
+    before = json.loads(BEFORE.read_text(encoding="utf-8")) if BEFORE.exists() else {}
+    return {"tiny": {"after": after, "before": before}}
+
+
 def table_rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
+    """The test halves' rows, one per shape and size, with their targets (the page's own
+    table shows both halves)."""
+    tiny = figures.get("tiny") or {}
+    after, before = tiny.get("after") or {}, tiny.get("before") or {}
     rows = []
     for shape in SHAPES:
-        summary = (figures.get(shape) or {}).get("summary") or {}
+        summary = (after.get(shape) or {}).get("summary") or {}
         for key, m in summary.items():
-            rows.append(
-                (
-                    f"held-out FAQ, {shape}, {key.replace('_', ' ')}",
-                    f"found {m['found_all']}/{m['questions']}, cited {m['cited_all']}/"
-                    f"{m['questions']}, {m['tokens_per_question']} tokens per question",
-                )
-            )
+            was = ((before.get(shape) or {}).get("summary") or {}).get(key)
+            half, size = key.split("_", 1)
+            if half != "test":
+                continue
+            fewer = was is None or m["tokens_per_question"] <= was["tokens_per_question"]
+            met = m["cited_all"] >= TARGETS[size] * m["questions"] and fewer
+            rows.append((f"held-out FAQ, {shape}, {key.replace('_', ' ')}", _cell(m, was, met)))
     return rows
+
+
+def _cell(m: dict[str, Any], was: dict[str, Any] | None, met: bool) -> str:
+    n = m["questions"]
+    text = (
+        f"found {m['found_all']}/{n}, cited {m['cited_all']}/{n}, "
+        f"{m['tokens_per_question']:,} tokens"
+    )
+    if was:
+        text += f" (before: cited {was['cited_all']}/{n}, {was['tokens_per_question']:,} tokens)"
+    return text + ("  ✓ target met" if met else "  ✗ target MISSED")
 
 
 def _log(message: str) -> None:

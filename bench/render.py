@@ -109,6 +109,36 @@ def multipart_table(results: dict[str, Any]) -> list[str]:
     return table(header, rows)
 
 
+def heldout_table(results: dict[str, Any]) -> list[str]:
+    """Development and test halves side by side, before and after, per search shape."""
+    tiny = results["heldout"].get("tiny") or {}
+    after, before = tiny.get("after") or {}, tiny.get("before") or {}
+    rows = []
+    for shape in ("local", "web"):
+        for key, m in ((after.get(shape) or {}).get("summary") or {}).items():
+            half, size = key.split("_", 1)
+            was = ((before.get(shape) or {}).get("summary") or {}).get(key)
+            n = m["questions"]
+            rows.append(
+                [
+                    shape,
+                    "development" if half == "dev" else "**test**",
+                    size.replace("_", " "),
+                    f"{was['found_all']} / {n}" if was else "—",
+                    f"{was['cited_all']} / {n}" if was else "—",
+                    f"{was['tokens_per_question']:,}" if was else "—",
+                    f"{m['found_all']} / {n}",
+                    f"{m['cited_all']} / {n}",
+                    f"{m['tokens_per_question']:,}",
+                ]
+            )
+    header = [
+        *("search", "half", "gold pages", "found, before", "cited, before", "tokens, before"),
+        *("found", "cited", "tokens"),
+    ]
+    return table(header, rows)
+
+
 def paraphrase_table(results: dict[str, Any]) -> list[str]:
     p = results["paraphrase"]
     names = {
@@ -144,7 +174,12 @@ def paraphrase_table(results: dict[str, Any]) -> list[str]:
     ]
 
 
-SPECIAL = {"quality": quality_table, "multipart": multipart_table, "paraphrase": paraphrase_table}
+SPECIAL = {
+    "quality": quality_table,
+    "multipart": multipart_table,
+    "heldout": heldout_table,
+    "paraphrase": paraphrase_table,
+}
 
 
 def section(part: about.Part, results: dict[str, Any], rows: list[tuple[str, str]]) -> list[str]:

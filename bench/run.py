@@ -18,6 +18,13 @@ One module per benchmark, each named as its figures are in the JSON:
   tiny model: found for ≥ 90 % of questions at fewer tokens per question than before); the
   same with SmolLM2-135M-Instruct, which has no "before", is the part ``smol``: 24 questions
   at about 30 s each, so only ``--only smol`` (``make bench-smol``) runs it
+- held-out questions (heldout.py): 43 questions of the Python FAQ that its answers link to
+  library pages, never seen while ponder's rules were written, split into a development
+  and a test half, over ``search=local`` and a snippets-only SearXNG-shaped search of the
+  real HTML docs: answer pages found and cited, tokens per question (targets on the test
+  half: cited for 90 % of one-page questions, both for 80 % of two-page ones, at no more
+  tokens than before); an hour and more with the tiny model, so only ``--only heldout``
+  (``make bench-heldout``) runs it
 - questions with two parts (multipart.py): 12 questions whose parts two pydoc pages answer,
   both pages found and cited, tokens and wall time, next to the figures measured before
   aspects (target with the tiny model: both cited for ≥ 10 of 12, at no more tokens per
@@ -65,7 +72,7 @@ from typing import Any
 from workspace import BENCH, isolated
 
 # Parts that run only when named in --only; a whole run keeps their last figures.
-OPTIONAL = ("smol",)
+OPTIONAL = ("smol", "heldout")
 
 
 def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], Any]]]:
@@ -122,6 +129,10 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
         from quality import quality_figures
 
         chosen.append(("smol", lambda: quality_figures(["smol"], log=note)))
+    if args.only and "heldout" in args.only:
+        from heldout import heldout_figures
+
+        chosen.append(("heldout", lambda: heldout_figures(log=note)))
     return [(name, step) for name, step in chosen if not args.only or name in args.only]
 
 
@@ -141,7 +152,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         nargs="*",
-        help="run only these parts (names as in the JSON; `smol` runs only when named)",
+        help="run only these parts (names as in the JSON; `smol`, `heldout` run only when named)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="the headline figures on a subset (a few minutes)"

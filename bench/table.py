@@ -18,6 +18,7 @@ def mark(ok: bool | None) -> str:
 def part_rows(results: dict[str, Any]) -> list[tuple[str, Rows]]:
     """Each part that ran (named as in the JSON) with its rows, in the table's order: the
     table prints them one after the other, docs/benchmarks.md a section each."""
+    from heldout import table_rows as heldout_rows
     from hostile import table_rows as hostile_rows
     from multipart import table_rows as multipart_rows
     from strong_prose import table_rows as strong_prose_rows
@@ -40,6 +41,7 @@ def part_rows(results: dict[str, Any]) -> list[tuple[str, Rows]]:
             "multipart",
             multipart_rows(results.get("multipart") or {}, _single_part_tokens(results)),
         ),
+        ("heldout", heldout_rows(results.get("heldout") or {})),
         ("search", [*search_rows(search), *reader_rows(search)]),
         (
             "strong_prose",
