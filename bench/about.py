@@ -34,8 +34,8 @@ against: the same benchmark run on the code before the change it judged, kept in
 """
 
 RUNNING = """
-- `make bench` runs every part below except SmolLM2's and the held-out questions', writes `bench/results.json` and
-  rewrites this page and the README's headline figures from it.
+- `make bench` runs every part below except SmolLM2's and the held-out questions', writes
+  `bench/results.json` and rewrites this page and the README's headline figures from it.
 - `make bench-quick` measures the headline figures in a few minutes: the 270M model on the
   first 6 quality questions and the first 3 two-part questions, the first 10 strong-prose
   reports of each pass, and the paraphrased questions. It prints each figure beside the
