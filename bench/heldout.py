@@ -214,13 +214,15 @@ BEFORE = Path(__file__).with_name("heldout-before.json")
 TARGETS = {"one_page": 0.9, "two_pages": 0.8}
 
 
-def heldout_figures(log: Any = None) -> dict[str, Any]:
+def heldout_figures(
+    log: Any = None, kind: str = "tiny", limit: int | None = None
+) -> dict[str, Any]:
     """``make bench-heldout``: the tiny model over both shapes and both halves, beside the
     figures measured before found pages were quoted (``heldout-before.json``)."""
     with isolated("ponder-heldout-home-"):
-        after = run_heldout("tiny", SHAPES, ("dev", "test"), None, log)
+        after = run_heldout(kind, SHAPES, ("dev", "test"), limit, log)
     before = json.loads(BEFORE.read_text(encoding="utf-8")) if BEFORE.exists() else {}
-    return {"tiny": {"after": after, "before": before}}
+    return {kind: {"after": after, "before": before}}
 
 
 def table_rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
@@ -249,7 +251,10 @@ def _cell(m: dict[str, Any], was: dict[str, Any] | None, met: bool) -> str:
         f"{m['tokens_per_question']:,} tokens"
     )
     if was:
-        text += f" (before: cited {was['cited_all']}/{n}, {was['tokens_per_question']:,} tokens)"
+        text += (
+            f" (before: cited {was['cited_all']}/{was['questions']}, "
+            f"{was['tokens_per_question']:,} tokens)"
+        )
     return text + ("  ✓ target met" if met else "  ✗ target MISSED")
 
 
