@@ -111,8 +111,9 @@ and `web`, a SearXNG-shaped server over the same pages that answers with snippet
 most web search does, ranking by SQLite FTS5's own BM25 over each page's text (not
 ponder's). *Found*: every gold page is among the run's sources; *cited*: every gold page is
 cited by the report; a found but uncited gold page is a failure. Tokens are per question.
-"Before" is the code before found pages were quoted for certain (issue 33); its local runs
-covered the test half only. Targets on the test half: cited for at least 90 % of one-page
+"Before" is the code before found pages were quoted for certain (issue 33). The 270M model
+is run as users run it, so its answers, and the tokens of `local` runs, vary a little from
+run to run. Targets on the test half: cited for at least 90 % of one-page
 questions and both pages for at least 80 % of two-page ones, at no more tokens than before.
 """,
         f"{PY} bench/heldout.py [--backend tiny|scripted] [--shape local|web|all] "
