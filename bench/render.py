@@ -136,7 +136,10 @@ def heldout_table(results: dict[str, Any]) -> list[str]:
         *("search", "half", "gold pages", "found, before", "cited, before", "tokens, before"),
         *("found", "cited", "tokens"),
     ]
-    return table(header, rows)
+    from heldout import table_rows
+
+    targets = [f"- {name}: {value}" for name, value in table_rows(results["heldout"])]
+    return [*table(header, rows), "", "Against the targets:", "", *targets]
 
 
 def paraphrase_table(results: dict[str, Any]) -> list[str]:
