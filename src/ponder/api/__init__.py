@@ -67,12 +67,7 @@ async def aresearch(
     **config: Any,
 ) -> Report:
     """Async :func:`research`."""
-    report: Report | None = None
-    async for item in stream(topic, thread_id=thread_id, ask=ask, server=server, **config):
-        if isinstance(item, Report):
-            report = item
-    assert report is not None
-    return report
+    return await _last_report(stream(topic, thread_id=thread_id, ask=ask, server=server, **config))
 
 
 async def stream(
@@ -137,8 +132,13 @@ async def aresume(
     **config: Any,
 ) -> Report:
     """Async :func:`resume`."""
-    report: Report | None = None
     events = stream_resume(thread_id, answer, ask=ask, force=force, server=server, **config)
+    return await _last_report(events)
+
+
+async def _last_report(events: AsyncIterator[ProgressEvent | Report]) -> Report:
+    """The Report a stream ends with; its progress events are passed over."""
+    report: Report | None = None
     async for item in events:
         if isinstance(item, Report):
             report = item
