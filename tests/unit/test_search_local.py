@@ -8,7 +8,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from support import make_pdf
+from support import make_pdf, python_docs
 from support.edges import cache_dir, here
 
 from ponder.core.errors import SearchError
@@ -291,6 +291,8 @@ def test_the_same_text_in_two_files_fills_one_result_slot(tmp_path: Path) -> Non
     )
     (docs / "notes.md").write_text(notes)
     (docs / "notes.html").write_text(f"<html><body>{MarkdownIt().render(notes)}</body></html>")
+    # A third text about JSON, to take the slot a copy gives up.
+    (docs / "settings.md").write_text("# Settings\n\nThe settings are one JSON document.\n")
     hits = indexed(docs).search("read a JSON document from a file", 4)
     names = [str(Path(h.url).relative_to(docs)) for h in hits]
     assert sum(n.endswith("json.txt") for n in names) == 1, names
@@ -316,3 +318,23 @@ def test_a_page_the_query_names_is_found_however_common_its_name(tmp_path: Path)
     # A page named by a word is lifted, not put above a page that matches far better.
     found = [Path(h.url).stem for h in local.search("send data over a socket with select", 5)]
     assert found[0] == "socket", found
+
+
+def test_only_a_page_s_name_lifts_it_not_any_word_of_its_title(tmp_path: Path) -> None:
+    """Over the Python docs' library and language reference: a query word that is a page's
+    name lifts that page ("threads": threading), a word that is only in its title does not
+    ("groups" and grp's "The group database", "patterns" and fnmatch's "Unix filename
+    pattern matching")."""
+    for folder in ("library", "reference"):
+        shutil.copytree(python_docs() / folder, tmp_path / folder)
+    local = indexed(tmp_path)
+
+    def first(query: str) -> str:
+        return Path(local.search(query, 3)[0].url).stem
+
+    assert first("What are exception groups and the except* syntax?") != "grp"
+    assert first("How does the match statement work with class patterns?") not in (
+        "fnmatch",
+        "glob",
+    )
+    assert first("How do I program using threads?") in ("threading", "_thread")

@@ -11,12 +11,13 @@ from __future__ import annotations
 import itertools
 import re
 import sqlite3
+from pathlib import PurePath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ponder.services.search.local.scope import Scope
 from ponder.services.search.local.vectors import VectorStore
-from ponder.services.text.words import STOPWORDS
+from ponder.services.text.words import STOPWORDS, stem
 
 Warn = Callable[[str], None]
 Passage = tuple[str, int, int, int | None, str]  # title, start, end, page, text
@@ -42,10 +43,7 @@ SELECT f.title, c.start, c.end, c.page, p.body
 FROM chunks AS c JOIN passages AS p ON p.rowid = c.id JOIN files AS f ON f.id = c.file_id
 WHERE c.id = ?
 """
-_TITLED_FILES = (
-    "SELECT DISTINCT f.path FROM passages JOIN chunks AS c ON c.id = passages.rowid "
-    "JOIN files AS f ON f.id = c.file_id WHERE passages MATCH ? {and_scope} LIMIT ?"
-)
+_INDEXED_PATHS = "SELECT f.path FROM files AS f WHERE f.skipped IS NULL {and_scope}"
 _FILE_OF = "SELECT f.path FROM chunks AS c JOIN files AS f ON f.id = c.file_id WHERE c.id = ?"
 _COUNT_MATCHES = "SELECT count(*) FROM (SELECT 1 FROM passages WHERE passages MATCH ? LIMIT ?)"
 _COUNT_FILES = (
@@ -75,7 +73,7 @@ _SCOPED_CHUNKS = "SELECT c.id FROM chunks AS c JOIN files AS f ON f.id = c.file_
 _COMMON_FRACTION = 3  # a word in more than 1/3 of passages barely moves BM25
 _PRUNE_FROM = 2000  # passages; below this, every word is cheap enough to score
 _FILE_SPREAD_FROM = 4  # files; in a smaller folder every word may matter
-_TITLE_FILES = 2  # a word in more titles than this names a kind of page, not one topic
+_NAMED_FILES = 2  # a name more files than this bear names a kind of file, not one topic
 _NAMED_LIFT = 0.5  # of the best score, added to a page the query names
 
 
@@ -83,6 +81,16 @@ def query_words(text: str) -> list[str]:
     """Distinct lower-case words of a query, stopwords dropped unless nothing else is left."""
     words = list(dict.fromkeys(re.findall(r"\w+", text.lower())))
     return ([w for w in words if w not in STOPWORDS] or words)[:32]
+
+
+def file_names(path: str) -> set[str]:
+    """The stems a file is named by: its name without the extension and, for a dotted name
+    (``xml.etree.ElementTree``, ``os.path``), each part; leading underscores off
+    (``_thread``)."""
+    name = PurePath(path).name.lower()
+    whole = name.rsplit(".", 1)[0] if "." in name else name
+    parts = {whole, *whole.split(".")}
+    return {stem(part.strip("_")) for part in parts if len(part.strip("_")) > 1}
 
 
 def fts_query(words: Sequence[str]) -> str:
@@ -130,17 +138,20 @@ class Ranking:
     def _lexical_files(self, words: list[str], limit: int) -> dict[str, float]:
         """Files in the order of their best BM25 passage, each with its score, higher better.
 
-        A page the query names (a word of its title that no more than two titles hold) is
-        lifted by half the best score. BM25 weighs titles double, but a name that every
-        other page mentions ("Helper for pickle" in each class of a pydoc page) weighs
-        little: "send pickled objects" ranked pickle's page ninth, below pages that only
-        say "send". Half the best lifts such a page above those, not above a page that
-        matches far better ("a secret at the terminal": getpass, not secrets).
+        A page the query names (a word is its file's name, or a dotted part of it, and no
+        more than two files bear that name) is lifted by half the best score. BM25 weighs
+        titles double, but a name that every other page mentions ("Helper for pickle" in
+        each class of a pydoc page) weighs little: "send pickled objects" ranked pickle's
+        page ninth, below pages that only say "send". Half the best lifts such a page above
+        those, not above a page that matches far better ("a secret at the terminal":
+        getpass, not secrets). Only a name lifts, not any word of a title: a descriptive
+        title word is no more telling than the body's ("exception groups" lifted ``grp``,
+        "The group database"; "class patterns" lifted ``fnmatch`` and ``glob``).
         """
         best: dict[str, float] = {}
         if not words:
             return best
-        named_by = {w: self._named_by(w) for w in words}  # one title query per word
+        named_by = self._named_by(words)
         telling = self._discriminating(words, {w for w, pages in named_by.items() if pages})
         query = _QUERY.format(where=f"WHERE {self._where}" if self.scope else "")
         for path, score in self._conn.execute(query, (fts_query(telling), *self._params, limit)):
@@ -216,14 +227,21 @@ class Ranking:
         least = sorted(found, key=lambda w: spread[w])[: -(-len(found) // 2)]
         return [w for w in found if w in least]
 
-    def _named_by(self, word: str) -> list[str]:
-        """The pages whose title holds ``word``, when there are at most ``_TITLE_FILES``:
-        what those pages are about, however many others mention it ("pickle" in every
-        pydoc page's "Helper for pickle")."""
-        titled = fts_query([word]).replace('"', '{title} : "', 1)
-        query = _TITLED_FILES.format(and_scope=f"AND {self._where}" if self.scope else "")
-        rows = self._conn.execute(query, (titled, *self._params, _TITLE_FILES + 1)).fetchall()
-        return [path for (path,) in rows] if len(rows) <= _TITLE_FILES else []
+    def _named_by(self, words: list[str]) -> dict[str, list[str]]:
+        """Each word's files, when it is the name of at most ``_NAMED_FILES`` of them: what
+        those files are about, however many others mention it ("pickle" in every pydoc
+        page's "Helper for pickle"). Words and names meet by their stems ("threads",
+        ``threading``)."""
+        by_stem: dict[str, list[str]] = {}
+        for word in words:
+            by_stem.setdefault(stem(word), []).append(word)
+        named: dict[str, list[str]] = {w: [] for w in words}
+        query = _INDEXED_PATHS.format(and_scope=f"AND {self._where}" if self.scope else "")
+        for (path,) in self._conn.execute(query, self._params):
+            for name in file_names(path) & by_stem.keys():
+                for word in by_stem[name]:
+                    named[word].append(path)
+        return {w: paths if len(paths) <= _NAMED_FILES else [] for w, paths in named.items()}
 
     def _drop_frequent(self, words: list[str]) -> list[str]:
         """On a big index, leave out words found in a third of the passages: they barely
