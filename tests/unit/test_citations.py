@@ -141,34 +141,36 @@ def test_one_relevant_source_yields_several_distinct_quotes_each_opening_its_par
     assert len(lines) == len(set(lines)), "no line is quoted twice"
 
 
+def _pydoc_json_read_from_its_head(tmp_path: Path) -> tuple[str, list[str]]:
+    """Pydoc's own json page, and two passages of it as a search that puts the page's head
+    before each passage it found would give them: the head (title, NAME, MODULE REFERENCE,
+    the address and the generated-page notice), then the part about dump(), or load()."""
+    from ponder.testing.corpus import pydoc_corpus
+
+    pydoc_corpus(tmp_path / "docs", ["json"])
+    text = (tmp_path / "docs" / "json.txt").read_text(encoding="utf-8")
+    head = text.split("DESCRIPTION")[0]
+    assert "MODULE REFERENCE" in head and "automatically generated" in head
+    functions = text[text.index("\nFUNCTIONS\n") :]
+    about_load = functions[functions.index("    load(") :]
+    return head, [head + "\n…\n" + functions[:900], head + "\n…\n" + about_load[:900]]
+
+
 def test_the_first_quote_of_a_pydoc_page_is_the_part_that_answers_not_its_header(
     tmp_path: Path,
 ) -> None:
-    """The demo's case: pydoc's own json page, read through local search as a run reads it.
-    Its header block (title, NAME, MODULE REFERENCE and the page's address) shares the
+    """The demo's case: pydoc's own json page, read from its head. The head shares the
     question's words "Python" and "json" but answers nothing."""
     from ponder.services.report.extractive import extractive_body
-    from ponder.services.search.local.index import LocalIndex
-    from ponder.testing.corpus import pydoc_corpus
 
     question = "How do I read and write JSON files in Python?"
-    modules = ["json", "csv", "sqlite3", "pathlib", "itertools", "functools", "heapq", "bisect"]
-    pydoc_corpus(tmp_path / "docs", modules)
-    index = LocalIndex([tmp_path / "docs"], db_path=tmp_path / "index.sqlite")
-    index.index()
-    try:
-        found = [r for r in index.search(question, 5) if Path(r.url).stem == "json"]
-    finally:
-        index.close()
-    assert found, "local search finds pydoc's json page"
-    header = found[0].content.split("DESCRIPTION")[0]
-    assert "MODULE REFERENCE" in header, "the page read opens with pydoc's header block"
+    _, passages = _pydoc_json_read_from_its_head(tmp_path)
     json_page = Source(
         number=1,
-        url=found[0].url,
+        url="json.txt",
         title="json",
         origin="local",
-        passages=[found[0].content],
+        passages=passages[:1],
         locations=[""],
     )
     body = extractive_body(question, "", [json_page], aspects=aspects_of(question))
@@ -178,33 +180,19 @@ def test_the_first_quote_of_a_pydoc_page_is_the_part_that_answers_not_its_header
 
 
 def test_no_quote_of_a_page_read_twice_is_its_header(tmp_path: Path) -> None:
-    """The demo's run reads pydoc's json page in two rounds, and local search puts the
-    page's head (title, NAME, address, the generated-page notice) before the passages it
-    found each time. No quote may come from that head, though it holds "Python" and "json"."""
+    """A page read in two rounds, its head before the passages found each time: no quote
+    may come from that head, though it holds "Python" and "json", and the quotes cover both
+    parts of the question (load() to read, dump() to write)."""
     from ponder.services.report.extractive import extractive_body
-    from ponder.services.search.local.index import LocalIndex
-    from ponder.testing.corpus import pydoc_corpus
 
     question = "How do I read and write JSON files in Python"
-    modules = ["json", "csv", "sqlite3", "pathlib", "itertools", "functools", "heapq", "bisect"]
-    pydoc_corpus(tmp_path / "docs", modules)  # the demo's corpus
-    index = LocalIndex([tmp_path / "docs"], db_path=tmp_path / "index.sqlite")
-    index.index()
-    try:
-        rounds = [
-            next(r for r in index.search(query, 5) if Path(r.url).stem == "json")
-            for query in (question, "read json file python")
-        ]
-    finally:
-        index.close()
-    assert all(r.content.startswith("Python Library Documentation") for r in rounds)
-    assert rounds[0].content != rounds[1].content, "each round found other passages"
+    _, passages = _pydoc_json_read_from_its_head(tmp_path)
     json_page = Source(
         number=1,
-        url=rounds[0].url,
+        url="json.txt",
         title="json",
         origin="local",
-        passages=[r.content for r in rounds],
+        passages=passages,
         locations=["", ""],
     )
     body = extractive_body(question, "", [json_page], aspects=aspects_of(question))
@@ -212,6 +200,7 @@ def test_no_quote_of_a_page_read_twice_is_its_header(tmp_path: Path) -> None:
     assert quotes.count("\n>\n") >= 2, "the page still yields several quotes"
     for furniture in ("Python Library Documentation", "automatically generated", "MODULE REF"):
         assert furniture not in quotes
+    assert "dump(" in quotes and "load(" in quotes, quotes
 
 
 def test_a_quote_of_a_markdown_page_stays_one_paragraph_of_its_words() -> None:
@@ -230,3 +219,30 @@ def test_a_quote_of_a_markdown_page_stays_one_paragraph_of_its_words() -> None:
     quotes = html.split("From the sources")[1]
     assert not re.search(r"<(h\d|ol|ul|blockquote)\b[^>]*>\s*<(h\d|ol|ul|li)\b", quotes)
     assert "1. Read the tide table" in quotes and "&gt;&gt;&gt; tide_height" in quotes
+
+
+def test_quotes_start_where_a_sentence_does_and_cover_both_parts(tmp_path: Path) -> None:
+    """pydoc's json page, dump() then load(), as a search read it: the best-scoring run of
+    lines starts inside dump()'s sentence (".write()-supporting file-like object).") and
+    holds load(). A quote starts where a sentence does, so dump() and load() are quoted
+    each whole: "read and write" gets both."""
+    from ponder.services.report.quotes import quote
+
+    _pydoc_json_read_from_its_head(tmp_path)
+    text = (tmp_path / "docs" / "json.txt").read_text(encoding="utf-8")
+    functions = text[text.index("\nFUNCTIONS\n") :]
+    dump_end = functions.index("\n", functions.index(".write()")) + 1
+    load = functions.index("    load(")
+    source = Source(
+        number=1,
+        url="json.txt",
+        title="json",
+        origin="local",
+        passages=[functions[:dump_end] + functions[load : load + 400]],
+        locations=[""],
+    )
+    quoted = quote(source, "How do I read and write JSON files in Python?", set(), limit=2)
+    excerpts = quoted.split("\n>\n")[:-1]
+    assert len(excerpts) == 2, quoted
+    assert not any(e.startswith("> \\``.write()") for e in excerpts), quoted
+    assert any("dump(obj" in e for e in excerpts) and any("load(fp" in e for e in excerpts)

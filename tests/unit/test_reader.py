@@ -320,6 +320,19 @@ def test_best_passages_choose_relevant_text_in_order() -> None:
     assert joined.index("crack shellfish") < joined.index("densest fur")  # document order
 
 
+def test_best_passages_cover_the_words_the_best_one_lacks() -> None:
+    """Two passages fit the budget: the best about writing, and then not its near repeat
+    but the one about reading, which the question also asks."""
+    filler = [f"Paragraph {i} is about gardening, soil and compost heaps." * 4 for i in range(30)]
+    filler[3] = "To write a JSON file, dump the object to a file opened for writing JSON text. " * 2
+    filler[9] = "Write JSON to a file with dump: the JSON file must be opened to write text. " * 2
+    filler[20] = (
+        "Reading it back is one call: load the JSON. Gardening, soil and compost heaps. " * 2
+    )
+    chosen = best_passages("\n\n".join(filler), "read and write JSON files", 340)
+    assert len(chosen) == 2 and chosen[1].startswith("Reading it back"), chosen
+
+
 def test_best_passages_edge_cases() -> None:
     assert best_passages("short text", "anything", 100) == ["short text"]
     assert best_passages("", "q", 100) == [] and best_passages("text", "q", 0) == []

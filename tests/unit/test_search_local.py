@@ -338,3 +338,15 @@ def test_only_a_page_s_name_lifts_it_not_any_word_of_its_title(tmp_path: Path) -
         "glob",
     )
     assert first("How do I program using threads?") in ("threading", "_thread")
+
+
+def test_a_file_s_second_passage_adds_the_words_its_first_lacks(tmp_path: Path) -> None:
+    """The demo's question over its corpus: json's best passage is about dump() (write);
+    the second must hold what it lacks (load(), read), not more of dump()'s words."""
+    from ponder.testing.corpus import pydoc_corpus
+
+    modules = ["json", "csv", "sqlite3", "pathlib", "itertools", "functools", "heapq", "bisect"]
+    pydoc_corpus(tmp_path / "pydoc", modules)
+    hits = indexed(tmp_path / "pydoc").search("How do I read and write JSON files in Python", 3)
+    page = next(h for h in hits if Path(h.url).stem == "json")
+    assert "dump(" in page.content and "load(" in page.content, page.content

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from ponder.core.sources import Source
 from ponder.services.report.support import line_key, shared_lines
 from ponder.services.text.citations import defuse
-from ponder.services.text.passages import bm25_scores
+from ponder.services.text.passages import bm25_scores, covering_order
 
 QUOTE_CHARS = 320
 # A section label: capitals alone, as pydoc and man pages head their sections.
 _LABEL = re.compile(r"[A-Z][A-Z0-9 ,:&/()'-]*[A-Z:)]")
 _ADDRESS = re.compile(r"(?:https?://|www\.)\S+|<\S+@\S+>")
+_ENDS_SENTENCE = re.compile(r"[.!?:;]['\")\]]*$")
 
 
 def boilerplate(sources: list[Source]) -> set[str]:
@@ -48,7 +49,10 @@ def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int
     to the topic, best first and no line twice (passages may overlap), under one citation.
 
     Candidates are runs of whole lines (so a quote starts where a line of the page does),
-    never across two passages or two sections, without lines shared with other sources.
+    never across two passages or two sections, without lines shared with other sources;
+    those that start a sentence or a paragraph, unless none of them matches the topic. After
+    the best, each excerpt is the one that adds most of the topic's words those before it
+    lack ("read and write JSON files": ``load()`` beside ``dump()``).
     """
     windows = [
         window
@@ -57,10 +61,12 @@ def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int
     ]
     if not windows:
         return ""
-    # No length normalisation: a window's tail is a shorter window that must not win by it.
-    # A link's words are its address, not what the page says ("docs.python.org/…/json.html").
-    scores = bm25_scores([_ADDRESS.sub(" ", w.text) for w in windows], topic, b=0.0)
-    ranked = sorted(range(len(windows)), key=lambda i: (-scores[i], windows[i].preference))
+    starts = [w for w in windows if w.starts_sentence]
+    if any(_scores(starts, topic)):
+        windows = starts
+    windows.sort(key=lambda w: w.preference)  # among equal scores, the preferred first
+    scores = _scores(windows, topic)
+    ranked = covering_order([w.text for w in windows], topic, scores)
     quoted: set[str] = set()  # by text: two passages of a source may overlap
     excerpts: list[str] = []
     for i in ranked:
@@ -76,6 +82,12 @@ def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int
         excerpts.append(f"> {excerpt}\n>\n")
     title = " ".join((source["title"] or source["url"]).split())
     return "".join(excerpts) + f"> — {title} [{source['number']}]"
+
+
+def _scores(windows: list[Window], topic: str) -> list[float]:
+    # No length normalisation: a window's tail is a shorter window that must not win by it.
+    # A link's words are its address, not what the page says ("docs.python.org/…/json.html").
+    return bm25_scores([_ADDRESS.sub(" ", w.text) for w in windows], topic, b=0.0)
 
 
 # What makes a line a block in Markdown: a heading, a list item, a rule, a quote, a fence.
@@ -98,6 +110,7 @@ class Window:
     lines: tuple[str, ...]  # the lines it quotes, as line_key gives them
     text: str
     opens_paragraph: bool
+    starts_sentence: bool  # it opens a paragraph, or the line before it ends a sentence
 
     @property
     def preference(self) -> tuple[int, bool, int]:
@@ -117,8 +130,9 @@ def _windows(number: int, passage: str, shared: set[str]) -> list[Window]:
     """
     lines: list[str] = []
     opens: list[bool] = []
+    sentence: list[bool] = []
     sections: list[int] = []
-    section, after_break = 0, True
+    section, after_break, after_sentence = 0, True, True
     for raw in passage.splitlines():
         line = raw.strip()
         label = _LABEL.fullmatch(line) is not None
@@ -128,10 +142,12 @@ def _windows(number: int, passage: str, shared: set[str]) -> list[Window]:
         elif line_key(line) in shared:
             after_break = after_break or label
         else:
+            sentence.append(after_break or label or after_sentence)
             lines.append(line)
             opens.append(after_break)
             sections.append(section)
             after_break = False
+        after_sentence = label or _ENDS_SENTENCE.search(line) is not None
     windows = []
     for start in range(len(lines)):
         text, end = "", start
@@ -141,5 +157,5 @@ def _windows(number: int, passage: str, shared: set[str]) -> list[Window]:
             text = f"{text} {line}".strip()
             end += 1
         keys = tuple(line_key(line) for line in lines[start:end])
-        windows.append(Window(number, start, keys, text, opens[start]))
+        windows.append(Window(number, start, keys, text, opens[start], sentence[start]))
     return windows

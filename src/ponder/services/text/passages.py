@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 from ponder.services.text.words import content_words, stem
 
@@ -86,6 +87,32 @@ def bm25_scores(passages: list[str], query: str, k1: float = 1.5, b: float = 0.7
     return scores
 
 
+COVER_AMONG = 32  # the best-scoring texts among which covering_order looks for new words
+
+
+def covering_order(texts: Sequence[str], query: str, scores: Sequence[float]) -> list[int]:
+    """Indexes of ``texts``, best first: the best-scoring one, then each time the one that
+    holds most of the query's words that those before it lack, each word weighed by how
+    rare it is among the texts (ties, and when none adds a word, by score). A page's second
+    passage then adds what its first lacks ("read and write JSON files": ``load()`` beside
+    ``dump()``) rather than more of the same words. Only the ``COVER_AMONG`` best are
+    weighed so; the rest follow by score."""
+    by_score = sorted(range(len(texts)), key=lambda i: (-scores[i], i))
+    pool, rest = by_score[:COVER_AMONG], by_score[COVER_AMONG:]
+    wanted = set(tokenize(query))
+    held = {i: set(tokenize(texts[i])) & wanted for i in pool}
+    weight = {w: math.log(1 + len(pool) / (1 + sum(w in h for h in held.values()))) for w in wanted}
+    order: list[int] = []
+    have: set[str] = set()
+    while pool:
+        gain = {i: sum(weight[w] for w in held[i] - have) for i in pool}
+        pick = max(pool, key=lambda i: gain[i]) if order else pool[0]  # max keeps the first
+        order.append(pick)
+        have |= held[pick]
+        pool.remove(pick)
+    return order + rest
+
+
 def best_passages(text: str, query: str, budget_chars: int) -> list[str]:
     """The passages of ``text`` most relevant to ``query`` that fit in ``budget_chars``.
 
@@ -101,7 +128,7 @@ def best_passages(text: str, query: str, budget_chars: int) -> list[str]:
     spans = chunk_text(text, target=size, limit=size + size // 4)
     passages = [text[s:e] for s, e in spans]
     scores = bm25_scores(passages, query)
-    order = sorted(range(len(passages)), key=lambda i: (-scores[i], i))
+    order = covering_order(passages, query, scores)
     chosen: list[int] = []
     used = 0
     for i in order:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import itertools
 import re
 import sqlite3
-from pathlib import PurePath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from ponder.services.search.local.scope import Scope
 from ponder.services.search.local.vectors import VectorStore
+from ponder.services.text.passages import covering_order
 from ponder.services.text.words import STOPWORDS, stem
 
 Warn = Callable[[str], None]
@@ -75,6 +76,7 @@ _PRUNE_FROM = 2000  # passages; below this, every word is cheap enough to score
 _FILE_SPREAD_FROM = 4  # files; in a smaller folder every word may matter
 _NAMED_FILES = 2  # a name more files than this bear names a kind of file, not one topic
 _NAMED_LIFT = 0.5  # of the best score, added to a page the query names
+_COVER_POOL = 4  # a file's best passages, per passage shown, that may be shown
 
 
 def query_words(text: str) -> list[str]:
@@ -105,6 +107,7 @@ class Candidates:
 
     ranking: Ranking
     within: str  # the FTS query that picks a chosen file's passages
+    words: list[str] = field(default_factory=list)  # its words
     lexical: dict[str, float] = field(default_factory=dict)
     near: dict[str, list[int]] = field(default_factory=dict)
     similarity: dict[str, float] = field(default_factory=dict)
@@ -133,7 +136,8 @@ class Ranking:
         cheap = self._drop_frequent(words) if words else []
         near, similarity = self._nearest_by_file(vector, model, limit)
         within = fts_query(cheap) if cheap else ""
-        return Candidates(self, within, self._lexical_files(cheap, limit), near, similarity)
+        lexical = self._lexical_files(cheap, limit)
+        return Candidates(self, within, cheap, lexical, near, similarity)
 
     def _lexical_files(self, words: list[str], limit: int) -> dict[str, float]:
         """Files in the order of their best BM25 passage, each with its score, higher better.
@@ -188,11 +192,19 @@ class Ranking:
                 similarity.setdefault(row[0], score)
         return near, similarity
 
-    def passages_in(self, path: str, within: str, near: list[int], per_file: int) -> list[Passage]:
-        """A file's best passages: BM25's and the nearest, alternately, each once."""
+    def passages_in(
+        self, path: str, candidates: Candidates, near: list[int], per_file: int
+    ) -> list[Passage]:
+        """A file's best passages: BM25's and the nearest, alternately, each once. BM25's
+        after its first are those that add most of the query's words the ones before lack
+        (``covering_order``), among its ``_COVER_POOL`` times as many best."""
         lexical = []
-        if within:
-            lexical = self._conn.execute(_IN_FILE, (within, path, per_file)).fetchall()
+        if candidates.within:
+            pool = per_file * _COVER_POOL
+            found = self._conn.execute(_IN_FILE, (candidates.within, path, pool)).fetchall()
+            ranks = [float(len(found) - i) for i in range(len(found))]  # BM25's order
+            order = covering_order([p[4] for p in found], " ".join(candidates.words), ranks)
+            lexical = [found[i] for i in order[:per_file]]
         semantic = [self._conn.execute(_PASSAGE, (chunk_id,)).fetchone() for chunk_id in near]
         merged: dict[tuple[int, int], Passage] = {}
         for pair in itertools.zip_longest(lexical, semantic[:per_file]):

@@ -58,7 +58,7 @@ def search(
     for path in ranked:
         candidates = owner[path]
         near = candidates.near.get(path, [])
-        passages = candidates.ranking.passages_in(path, candidates.within, near, per_file)
+        passages = candidates.ranking.passages_in(path, candidates, near, per_file)
         if not passages:
             continue
         # A copy, or a page and its source: the better-ranked file has the slot.
