@@ -126,8 +126,8 @@ async def test_slots_the_model_leaves_go_deeper_into_the_question_s_own_search(
     rig: Rig, scripted: ScriptedBackend, corpus: Path
 ) -> None:
     """A junk query is thrown out, not replaced by the question's words with "examples"
-    added: its slot, and the one the model left empty, go to the question's own search,
-    which keeps results_per_query for each slot of the round (3 x 5)."""
+    added: a slot the round does not fill goes to the question's own search, which keeps
+    twice results_per_query (2 x 5)."""
     places = "Brest Dover Fundy Hamburg Lisbon Maine Naples Oslo Perth Quebec Rio Seattle"
     for place in places.split():  # distinct texts: a copy would fill one result slot
         (corpus / f"{place}.md").write_text(f"In {place} the tides work as {place} records show.")
@@ -140,7 +140,7 @@ async def test_slots_the_model_leaves_go_deeper_into_the_question_s_own_search(
             searched.append(item.data["queries"])
     assert searched == [["How do tides work?"]]
     assert report.stats.queries_replaced == 1
-    assert len(report.sources) == 15
+    assert len(report.sources) == 10
 
 
 async def test_reading_notes_shown_to_later_prompts_do_not_repeat_the_question(

@@ -1,5 +1,5 @@
 """generate_query: plan the first round's searches: the question itself, one search for each
-of its parts (aspects), then the model's; the slots left go deeper into the question's own.
+of its parts (aspects), then the model's; a slot left goes deeper into the question's own.
 The parts are found here, once per question (a follow-up's, a researcher's sub-topic's), and
 carried in the state for the later rounds and the report."""
 

@@ -76,16 +76,16 @@ def searchable(queries: Any, limit: int) -> list[str]:
 
 def result_counts(queries: list[str], topic: str, config: Configuration) -> dict[str, int]:
     """How many results each of the round's queries keeps: ``results_per_query`` each, and
-    the slots of queries the round does not have (``queries_per_round`` of them in all) go
-    to the question's own search when it is one of them. A round reads no more than it
-    would with every slot filled, and what it reads next is the question's next best
-    results, not a weak model's filler or ponder's replacement for it."""
+    one slot the round does not fill (it has fewer than ``queries_per_round`` queries) goes
+    to the question's own search when it is one of them: its next best results, not a weak
+    model's filler or ponder's replacement for it. One only: on the held-out development
+    half, the question's first 10 results over the docs held 21 of 35 answer pages, its
+    first 15 only 22."""
     each = config.results_per_query
     counts = dict.fromkeys(queries, each)
     asked = " ".join(question_query(topic).split())
-    spare = max(config.queries_per_round - len(queries), 0) * each
-    if asked in counts and spare:
-        counts[asked] = min(each + spare, hard_cap("results_per_query"))
+    if asked in counts and len(queries) < config.queries_per_round:
+        counts[asked] = min(2 * each, hard_cap("results_per_query"))
     return counts
 
 
