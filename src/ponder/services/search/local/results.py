@@ -30,8 +30,9 @@ def search(
     each with its ``per_file`` best passages.
 
     Files are chosen by BM25 (title weighted double) on the words that tell files apart;
-    the passages within a chosen file by BM25 on every word of the query, so "read JSON
-    files" picks the json page for "json", then its passage about reading files. With a
+    the passages within a chosen file by BM25 on the query's words, each after the first
+    the one that adds most of the words those before it lack, so "read and write JSON
+    files" picks the json page for "json", then its passages about dump() and load(). With a
     ``query_vector`` from ``embed_model`` (semantic search on), the files whose passages
     are nearest to it form a second ranking, fused with BM25's by their rescaled scores
     (``fuse``), and a file's nearest passages join its BM25 ones. Several indexes' files
