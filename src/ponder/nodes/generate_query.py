@@ -1,7 +1,7 @@
 """generate_query: plan the first round's searches: the question itself, one search for each
-of its parts (aspects), then the model's; a slot left goes deeper into the question's own.
-The parts are found here, once per question (a follow-up's, a researcher's sub-topic's), and
-carried in the state for the later rounds and the report."""
+of its parts (aspects), then the model's. The parts are found here, once per question (a
+follow-up's, a researcher's sub-topic's), and carried in the state for the later rounds and
+the report."""
 
 from __future__ import annotations
 
@@ -57,11 +57,6 @@ async def generate_query(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     n = ctx.config.queries_per_round - len(question)
     taken = [*already, *question]
     planned = await _planned(state, ctx, taken, n) if n else VettedQueries([], 0)
-    if question:
-        # Only the model's own queries: a slot it leaves (junk thrown out, or none planned)
-        # goes deeper into the question's own search (web_research), whose next results
-        # find more answer pages than the question's words with "examples" added.
-        planned = VettedQueries(planned.queries[: planned.own], planned.replaced, planned.own)
     # Each part of a joined question gets its own search beside the whole question.
     aspects = aspects_of(topic)
     if aspects:

@@ -18,11 +18,9 @@ from ponder.core.sources import Source, merge_sources, next_number, source_key
 from ponder.core.state import Finding, LoopState
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import rounds_done
-from ponder.services.research.vetting import MAX_QUERY_CHARS, question_query
+from ponder.services.research.vetting import MAX_QUERY_CHARS
 from ponder.services.search import SearchBackend, SearchResult, make_search
 from ponder.services.text.passages import best_passages
-from ponder.settings.ceilings import hard_cap
-from ponder.settings.configuration import Configuration
 
 MAX_PARALLEL_QUERIES = 5
 PIECE_SEPARATOR = "\n…\n"  # between the passages of one finding
@@ -39,8 +37,7 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     backend = await asyncio.to_thread(
         make_search, ctx.config, ctx.warn, state["topic"], environment=ctx.environment
     )
-    counts = result_counts(queries, state["topic"], ctx.config)
-    results = await _search_all(backend, counts, ctx)
+    results = await _search_all(backend, queries, ctx)
     if ctx.config.fetch_full_page:
         results = await _read_full_pages(results, ctx)
     summarized = set(state.get("summarized", [])[state.get("turn_start", 0) :])
@@ -74,23 +71,8 @@ def searchable(queries: Any, limit: int) -> list[str]:
     return kept[:limit]
 
 
-def result_counts(queries: list[str], topic: str, config: Configuration) -> dict[str, int]:
-    """How many results each of the round's queries keeps: ``results_per_query`` each, and
-    one slot the round does not fill (it has fewer than ``queries_per_round`` queries) goes
-    to the question's own search when it is one of them: its next best results, not a weak
-    model's filler or ponder's replacement for it. One only: on the held-out development
-    half, the question's first 10 results over the docs held 21 of 35 answer pages, its
-    first 15 only 22."""
-    each = config.results_per_query
-    counts = dict.fromkeys(queries, each)
-    asked = " ".join(question_query(topic).split())
-    if asked in counts and len(queries) < config.queries_per_round:
-        counts[asked] = min(2 * each, hard_cap("results_per_query"))
-    return counts
-
-
 async def _search_all(
-    backend: SearchBackend, counts: dict[str, int], ctx: NodeContext
+    backend: SearchBackend, queries: list[str], ctx: NodeContext
 ) -> list[tuple[str, list[SearchResult]]]:
     limit = asyncio.Semaphore(MAX_PARALLEL_QUERIES)
 
@@ -98,7 +80,7 @@ async def _search_all(
         async with limit:
             started = time.perf_counter()
             try:
-                found = await backend.search(query, counts[query])
+                found = await backend.search(query, ctx.config.results_per_query)
             except SearchBackendError as exc:  # a failing query must not sink the round
                 ctx.warn(f"Search for {query!r} failed: {exc}")
                 found = []
@@ -108,7 +90,7 @@ async def _search_all(
                 ctx.warn(f"Search for {query!r} returned nothing.")
             return query, found
 
-    return list(await asyncio.gather(*(one(q) for q in counts)))
+    return list(await asyncio.gather(*(one(q) for q in queries)))
 
 
 async def _read_full_pages(

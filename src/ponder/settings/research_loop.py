@@ -20,11 +20,7 @@ class ResearchLoop(BaseModel):
         3, ge=1, le=8, description="Maximum search queries generated per round."
     )
     results_per_query: Caller[int] = Field(
-        5,
-        ge=1,
-        le=20,
-        description="Search results (distinct pages or files) kept per query. The question's "
-        "own search in round 1 keeps twice as many when the round has a query slot free.",
+        5, ge=1, le=20, description="Search results (distinct pages or files) kept per query."
     )
     min_findings_to_stop: Caller[int] = Field(
         3,
