@@ -350,3 +350,21 @@ def test_a_file_s_second_passage_adds_the_words_its_first_lacks(tmp_path: Path) 
     hits = indexed(tmp_path / "pydoc").search("How do I read and write JSON files in Python", 3)
     page = next(h for h in hits if Path(h.url).stem == "json")
     assert "dump(" in page.content and "load(" in page.content, page.content
+
+
+def test_a_file_indexed_after_a_search_is_named_by_the_next(tmp_path: Path) -> None:
+    """Which files a word names is read once and again only when files change, by any
+    process's indexing: a file added, renamed or gone."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "harbour.md").write_text("Tides at the harbour rise twice a day.\n")
+    local = indexed(docs)
+    assert local.ranking._named_by(["tides"]) == {"tides": []}
+    (docs / "tide.md").write_text("A tide table.\n")
+    other = LocalIndex([docs], cache_dir=cache_dir())  # another process indexes
+    other.index()
+    other.close()
+    assert local.ranking._named_by(["tides"]) == {"tides": [str(docs / "tide.md")]}
+    (docs / "tide.md").unlink()
+    local.index()
+    assert local.ranking._named_by(["tides"]) == {"tides": []}

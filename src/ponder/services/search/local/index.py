@@ -46,6 +46,13 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS passages
     USING fts5 (title, body, tokenize = 'porter unicode61 remove_diacritics 2');
+INSERT OR IGNORE INTO meta VALUES ('files_version', '0');
+CREATE TRIGGER IF NOT EXISTS file_added AFTER INSERT ON files
+    BEGIN UPDATE meta SET value = value + 1 WHERE key = 'files_version'; END;
+CREATE TRIGGER IF NOT EXISTS file_gone AFTER DELETE ON files
+    BEGIN UPDATE meta SET value = value + 1 WHERE key = 'files_version'; END;
+CREATE TRIGGER IF NOT EXISTS file_renamed AFTER UPDATE OF path, skipped ON files
+    BEGIN UPDATE meta SET value = value + 1 WHERE key = 'files_version'; END;
 """
 _PASSAGES = "SELECT count(*) FROM chunks AS c JOIN files AS f ON f.id = c.file_id WHERE {where}"
 _EMBEDDED = (

@@ -45,6 +45,7 @@ FROM chunks AS c JOIN passages AS p ON p.rowid = c.id JOIN files AS f ON f.id = 
 WHERE c.id = ?
 """
 _INDEXED_PATHS = "SELECT f.path FROM files AS f WHERE f.skipped IS NULL {and_scope}"
+_FILES_VERSION = "SELECT value FROM meta WHERE key = 'files_version'"  # triggers bump it
 _FILE_OF = "SELECT f.path FROM chunks AS c JOIN files AS f ON f.id = c.file_id WHERE c.id = ?"
 _COUNT_MATCHES = "SELECT count(*) FROM (SELECT 1 FROM passages WHERE passages MATCH ? LIMIT ?)"
 _COUNT_FILES = (
@@ -129,6 +130,8 @@ class Ranking:
         self._warn = warn
         self.scope = scope
         self._where, self._params = scope.where() if scope else ("", ())
+        self._names: dict[str, list[str]] = {}  # a name's stem -> the files it names
+        self._names_version: object = None
 
     def candidates(
         self, words: list[str], limit: int, vector: list[float] | None, model: str | None
@@ -244,16 +247,22 @@ class Ranking:
         those files are about, however many others mention it ("pickle" in every pydoc
         page's "Helper for pickle"). Words and names meet by their stems ("threads",
         ``threading``)."""
-        by_stem: dict[str, list[str]] = {}
-        for word in words:
-            by_stem.setdefault(stem(word), []).append(word)
-        named: dict[str, list[str]] = {w: [] for w in words}
-        query = _INDEXED_PATHS.format(and_scope=f"AND {self._where}" if self.scope else "")
-        for (path,) in self._conn.execute(query, self._params):
-            for name in file_names(path) & by_stem.keys():
-                for word in by_stem[name]:
-                    named[word].append(path)
-        return {w: paths if len(paths) <= _NAMED_FILES else [] for w, paths in named.items()}
+        names = self._file_names()
+        found = {w: names.get(stem(w), []) for w in words}
+        return {w: paths if len(paths) <= _NAMED_FILES else [] for w, paths in found.items()}
+
+    def _file_names(self) -> dict[str, list[str]]:
+        """Every indexed file by the stems it is named by, read again only when the files
+        changed (any process's indexing bumps ``files_version``)."""
+        version = self._conn.execute(_FILES_VERSION).fetchone()
+        if version != self._names_version:
+            query = _INDEXED_PATHS.format(and_scope=f"AND {self._where}" if self.scope else "")
+            names: dict[str, list[str]] = {}
+            for (path,) in self._conn.execute(query, self._params):
+                for name in file_names(path):
+                    names.setdefault(name, []).append(path)
+            self._names, self._names_version = names, version
+        return self._names
 
     def _drop_frequent(self, words: list[str]) -> list[str]:
         """On a big index, leave out words found in a third of the passages: they barely
