@@ -131,7 +131,7 @@ class Ranking:
         self.scope = scope
         self._where, self._params = scope.where() if scope else ("", ())
         self._names: dict[str, list[str]] = {}  # a name's stem -> the files it names
-        self._names_version: object = None
+        self._names_version: object = object()  # no version read yet
 
     def candidates(
         self, words: list[str], limit: int, vector: list[float] | None, model: str | None
