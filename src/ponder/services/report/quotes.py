@@ -66,7 +66,7 @@ def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int
         windows = starts
     windows.sort(key=lambda w: w.preference)  # among equal scores, the preferred first
     scores = _scores(windows, topic)
-    ranked = covering_order([w.text for w in windows], topic, scores)
+    ranked = covering_order([_words_of(w) for w in windows], topic, scores)
     quoted: set[str] = set()  # by text: two passages of a source may overlap
     excerpts: list[str] = []
     for i in ranked:
@@ -86,8 +86,13 @@ def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int
 
 def _scores(windows: list[Window], topic: str) -> list[float]:
     # No length normalisation: a window's tail is a shorter window that must not win by it.
-    # A link's words are its address, not what the page says ("docs.python.org/…/json.html").
-    return bm25_scores([_ADDRESS.sub(" ", w.text) for w in windows], topic, b=0.0)
+    return bm25_scores([_words_of(w) for w in windows], topic, b=0.0)
+
+
+def _words_of(window: Window) -> str:
+    """What a window says: a link's words are its address, not what the page says
+    ("docs.python.org/…/json.html")."""
+    return _ADDRESS.sub(" ", window.text)
 
 
 # What makes a line a block in Markdown: a heading, a list item, a rule, a quote, a fence.
