@@ -61,11 +61,13 @@ def quote(source: Source, topic: str, shared: set[str] | None = None, limit: int
     ]
     if not windows:
         return ""
-    starts = [w for w in windows if w.starts_sentence]
-    if any(_scores(starts, topic)):
-        windows = starts
     windows.sort(key=lambda w: w.preference)  # among equal scores, the preferred first
-    scores = _scores(windows, topic)
+    starts = [w for w in windows if w.starts_sentence]
+    scores = _scores(starts, topic)
+    if any(scores):
+        windows = starts
+    else:
+        scores = _scores(windows, topic)
     ranked = covering_order([_words_of(w) for w in windows], topic, scores)
     quoted: set[str] = set()  # by text: two passages of a source may overlap
     excerpts: list[str] = []

@@ -248,12 +248,12 @@ class Ranking:
         page's "Helper for pickle"). Words and names meet by their stems ("threads",
         ``threading``)."""
         names = self._file_names()
-        found = {w: names.get(stem(w), []) for w in words}
-        return {w: paths if len(paths) <= _NAMED_FILES else [] for w, paths in found.items()}
+        return {w: names.get(stem(w), []) for w in words}
 
     def _file_names(self) -> dict[str, list[str]]:
-        """Every indexed file by the stems it is named by, read again only when the files
-        changed (any process's indexing bumps ``files_version``)."""
+        """The indexed files by the stems they are named by, names that more than
+        ``_NAMED_FILES`` bear left out; read again only when the files changed (any
+        process's indexing bumps ``files_version``)."""
         version = self._conn.execute(_FILES_VERSION).fetchone()
         if version != self._names_version:
             query = _INDEXED_PATHS.format(and_scope=f"AND {self._where}" if self.scope else "")
@@ -261,7 +261,8 @@ class Ranking:
             for (path,) in self._conn.execute(query, self._params):
                 for name in file_names(path):
                     names.setdefault(name, []).append(path)
-            self._names, self._names_version = names, version
+            self._names = {n: paths for n, paths in names.items() if len(paths) <= _NAMED_FILES}
+            self._names_version = version
         return self._names
 
     def _drop_frequent(self, words: list[str]) -> list[str]:
