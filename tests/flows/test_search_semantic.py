@@ -247,6 +247,29 @@ async def test_a_run_keeps_a_document_only_semantic_search_found(
     assert not any(s.url.endswith("palette.md") for s in without.sources)
 
 
+def test_only_an_extractive_report_embeds_the_sources_it_may_quote(
+    docs: Path, embed_rig: Rig, scripted: ScriptedBackend
+) -> None:
+    """An extractive report chooses its quotes by meaning too: after the report call, the
+    question and what was read of each source are embedded. A report kept as the model wrote
+    it asks for nothing more."""
+    config = over_corpus(embed_rig, docs, mode="loop", max_loops=1, embed_model=EMBED_MODEL)
+
+    def embedded_after_the_report() -> list[str]:
+        report_call = max(e.start for e in embed_rig.chat_log())
+        return [t for e in embed_rig.embed_log() if e.start > report_call for t in e.inputs]
+
+    kept = research("How are colors blended?", **config)
+    assert not kept.stats.extractive_report and not embedded_after_the_report()
+
+    scripted.overrides["text"] = ""  # no prose: the report is built from notes and sources
+    extractive = research("How are colors blended?", **{**config, "thread_id": "extractive"})
+    assert extractive.stats.extractive_report
+    after = embedded_after_the_report()
+    assert any("How are colors blended?" in text for text in after)  # the question
+    assert any("complementary colours sit opposite" in text for text in after)  # palette's
+
+
 # -- an Ollama without the embed model --------------------------------------------------
 
 

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.edges import cache_dir, here
@@ -139,3 +140,40 @@ def test_the_rig_as_a_process_serves_e5_and_exits_cleanly() -> None:
         _, err = rig.communicate(timeout=20)
     assert rig.returncode == 0, err
     assert "Traceback" not in err
+
+
+def module_summary(number: int, name: str) -> dict[str, object]:
+    """A source read as its module's one-line summary, numbered in the order found."""
+    summary = str(importlib.import_module(name).__doc__).strip().splitlines()[0]
+    return {
+        "number": number,
+        "url": f"/d/{name}.txt",
+        "title": name,
+        "origin": "local",
+        "passages": [summary],
+        "locations": [""],
+    }
+
+
+@pytest.mark.tiny
+async def test_an_extractive_report_quotes_the_page_that_answers_in_other_words(
+    e5_rig: Rig,
+) -> None:
+    """Found seventh, and sharing no word with the question, textwrap's page is quoted only
+    when the sources are also judged by meaning; the pages the words choose still are."""
+    from ponder.services.report.extractive import most_relevant, quoted_sources
+    from ponder.services.report.nearness import nearness
+
+    found = ["glob", "bisect", "getopt", "argparse", "linecache", "cmd", "textwrap"]
+    sources: list[Any] = [module_summary(n, name) for n, name in enumerate(found, start=1)]
+    by_words = [s["title"] for s in most_relevant(sources, QUESTION, len(sources))]
+    assert by_words.index("textwrap") >= 4  # "command line", "lines": words alone miss it
+    chosen = [s["title"] for s, _ in quoted_sources(sources, QUESTION, 4, [])]
+    assert "textwrap" not in chosen
+
+    warnings: list[str] = []
+    near = await nearness(Embedder(E5_EMBED_MODEL, e5_rig.url), QUESTION, sources, warnings.append)
+    assert sorted(near) == list(range(1, len(found) + 1)) and not warnings
+    by_meaning = [s["title"] for s, _ in quoted_sources(sources, QUESTION, 4, [], near)]
+    assert "textwrap" in by_meaning
+    assert by_meaning[:1] == ["glob"] and "bisect" in by_meaning  # the search's first two

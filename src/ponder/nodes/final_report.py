@@ -31,5 +31,7 @@ async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
         brief=state.get("brief", ""),
         problems=run_warnings(state),
     )
-    written = await write_report(ctx.llm("report"), material, warn=ctx.warn)
+    written = await write_report(
+        ctx.llm("report"), material, warn=ctx.warn, embedder=ctx.embedder()
+    )
     return {**report_update(ctx, written), "running_summary": written.notes}

@@ -26,7 +26,9 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
         summary=state.get("running_summary", ""),
         problems=run_warnings(state),
     )
-    written = await write_report(ctx.llm("report"), material, warn=ctx.warn)
+    written = await write_report(
+        ctx.llm("report"), material, warn=ctx.warn, embedder=ctx.embedder()
+    )
     return report_update(ctx, written)
 
 

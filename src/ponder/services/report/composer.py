@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,11 +43,12 @@ def compose_report(
     aspects: Sequence[Aspect],
     strict: bool = False,
     evidence: Evidence | None = None,
+    nearness: Mapping[int, float] | None = None,
 ) -> ComposedReport:
     """Check the written body's citations against what was read; when no sentence of it
     rests on a source (or it is empty: the model's text was rejected), write an extractive
     report from ``notes`` and ``sources`` (quoted on the question and its ``aspects``)
-    instead.
+    instead (its quotes chosen by meaning beside words given the sources' ``nearness``).
 
     A model-written source list is cut (the list is built in code from what is cited).
     """
@@ -57,7 +58,8 @@ def compose_report(
     checked = verify(text, evidence, strict=strict, topic=topic)
     extractive = not checked.grounded
     if extractive:
-        text, extra = remove_invalid(extractive_body(topic, notes, sources, aspects=aspects), valid)
+        quoted = extractive_body(topic, notes, sources, aspects=aspects, nearness=nearness)
+        text, extra = remove_invalid(quoted, valid)
         checked = verify(text, evidence, strict=True, only_cited=True)
         checked.text = _EMPTY_SECTION.sub("", checked.text)  # all its lines unsupported
         removed += extra

@@ -8,13 +8,14 @@ then yields a readable, correct, cited report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ponder.core.sources import Source
 from ponder.services.model import guard
 from ponder.services.report.quotes import boilerplate, lead, quote
 from ponder.services.research.aspects import Aspect
 from ponder.services.research.vetting import is_reading_note
+from ponder.services.search.local.fusion import fuse
 from ponder.services.text.citations import cited_numbers, remove_invalid
 from ponder.services.text.passages import bm25_scores
 from ponder.services.text.words import shares_content, stems
@@ -34,15 +35,21 @@ COMPLETION_QUOTES = 2
 
 
 def extractive_body(
-    topic: str, notes: str, sources: list[Source], *, aspects: Sequence[Aspect]
+    topic: str,
+    notes: str,
+    sources: list[Source],
+    *,
+    aspects: Sequence[Aspect],
+    nearness: Mapping[int, float] | None = None,
 ) -> str:
     """Markdown body: the note, the cited findings, then quotes (on the question and each
-    of its ``aspects``), every claim cited."""
+    of its ``aspects``), every claim cited; ``nearness``: each source's likeness in meaning
+    to the question, by number (``.nearness``), when an embedding model gave it."""
     parts = [NOTE]
     findings = cited_findings(notes, topic)
     if findings:
         parts.append("## Findings\n\n" + "\n".join(findings))
-    chosen = quoted_sources(sources, topic, QUOTES, aspects)
+    chosen = quoted_sources(sources, topic, QUOTES, aspects, nearness)
     shared = boilerplate(sources)
     # Few sources get several quotes each, so one relevant page still yields a full report.
     each = -(-QUOTES // len(chosen)) if chosen else 0
@@ -133,13 +140,25 @@ def _without_empty_headings(lines: list[str]) -> list[str]:
 
 
 def most_relevant(
-    sources: list[Source], topic: str, limit: int, at_least: float = float("-inf")
+    sources: list[Source],
+    topic: str,
+    limit: int,
+    at_least: float = float("-inf"),
+    nearness: Mapping[int, float] | None = None,
 ) -> list[Source]:
     """The sources whose read passages best match the topic (BM25), best first; only those
-    scoring ``at_least``."""
+    scoring ``at_least``. With their ``nearness`` in meaning to the topic, words and meaning
+    are fused as search fuses them (:func:`.fusion.fuse`)."""
     scores = bm25_scores([source_text(s) for s in sources], topic)
     ranked = sorted(zip(scores, range(len(sources)), strict=True), key=lambda p: (-p[0], p[1]))
-    return [sources[i] for score, i in ranked[:limit] if score >= at_least]
+    order = [i for _, i in ranked]
+    if nearness:
+        by_words = {str(i): scores[i] for i in order}
+        by_meaning = {
+            str(i): nearness[s["number"]] for i, s in enumerate(sources) if s["number"] in nearness
+        }
+        order = [int(i) for i in fuse(by_words, by_meaning)]
+    return [sources[i] for i in order[:limit] if scores[i] >= at_least]
 
 
 def source_text(source: Source) -> str:
@@ -148,7 +167,11 @@ def source_text(source: Source) -> str:
 
 
 def quoted_sources(
-    sources: list[Source], topic: str, limit: int, aspects: Sequence[Aspect]
+    sources: list[Source],
+    topic: str,
+    limit: int,
+    aspects: Sequence[Aspect],
+    nearness: Mapping[int, float] | None = None,
 ) -> list[tuple[Source, str]]:
     """The sources to quote and what to quote them on: the first source found, then for
     each part of a joined question (its ``aspects``) the source most about that part, then
@@ -166,7 +189,9 @@ def quoted_sources(
     the pages read say. A part's words can be everywhere, so the first found is quoted
     before the parts. A part whose best source is quoted already gets the next source about
     it, or it would go unquoted ("compress it with gzip", when tarfile's page is best for
-    both parts).
+    both parts). With the sources' ``nearness`` in meaning to the question, the most
+    relevant to it are judged by meaning beside words: a page that answers in other words
+    holds few of the question's.
     """
     found = sorted(sources, key=lambda s: s["number"])
     picks = [(found[0], topic)] if found else []
@@ -175,7 +200,7 @@ def quoted_sources(
         fresh = [s for s in about if all(s is not p for p, _ in picks)]
         if fresh and (fresh[0] is about[0] or aspect.in_text(source_text(fresh[0]))):
             picks.append((fresh[0], aspect.query))
-    for source in most_relevant(sources, topic, limit):
+    for source in most_relevant(sources, topic, limit, nearness=nearness):
         if all(source is not s for s, _ in picks):
             picks.append((source, topic))
     picks = picks[:limit]

@@ -11,6 +11,7 @@ happens, and counted in ``Written.counts``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,9 +21,11 @@ from ponder.core.sources import Source
 from ponder.services.model.llm import LLM, Warn
 from ponder.services.report.composer import ComposedReport, compose_report
 from ponder.services.report.drafting import Drafter
+from ponder.services.report.nearness import nearness
 from ponder.services.report.parts import completed_parts
 from ponder.services.report.prompting import notes_markdown
 from ponder.services.research.aspects import Aspect, covered_in_report
+from ponder.services.search.local.embeddings import Embedder
 
 EXTRACTIVE = (
     "The model's report text was unusable; wrote an extractive report (cited findings and "
@@ -69,11 +72,14 @@ class Written:
         return bool(self.composed and self.composed.extractive)
 
 
-async def write_report(llm: LLM, material: Material, *, warn: Warn) -> Written:
+async def write_report(
+    llm: LLM, material: Material, *, warn: Warn, embedder: Embedder | None = None
+) -> Written:
     """The checked report of ``material``: the model's text, streamed live and cut where it
     degenerated (then completed from the findings), every citation checked against the
     passage it rests on, with a Sources section of exactly what it cites; an extractive
-    report when the model's text rests on nothing read."""
+    report when the model's text rests on nothing read, its quotes chosen by meaning beside
+    words when there is an ``embedder`` (semantic search's model)."""
     topic, sources, aspects = material.topic, material.sources, material.aspects
     if not sources:
         return Written(nothing_found(topic, material.problems), "")
@@ -90,7 +96,8 @@ async def write_report(llm: LLM, material: Material, *, warn: Warn) -> Written:
             f"The report cited nothing on {', '.join(completed)}; added a quote of the source "
             "most about it."
         )
-    composed = compose_report(
+    compose = functools.partial(
+        compose_report,
         topic,
         body,
         notes,
@@ -99,6 +106,11 @@ async def write_report(llm: LLM, material: Material, *, warn: Warn) -> Written:
         strict=llm.config.strict_citations,
         evidence=drafter.evidence,
     )
+    composed = compose()
+    if composed.extractive and embedder is not None:
+        near = await nearness(embedder, topic, sources, warn)
+        if near:
+            composed = compose(nearness=near)
     counts = drafter.counts
     if completed:
         counts["parts_completed"] += len(completed)
