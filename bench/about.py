@@ -106,17 +106,20 @@ the question's SHA-1: even is the **development half** (24 questions), odd the *
 half** (19). Rules may be tuned on the development half; the test half is only read.
 
 Each question is researched as a new user would (`mode=loop`, `max_loops=2`, defaults
-otherwise) over the two search shapes users have: `local`, `search=local` over the pages;
-and `web`, a SearXNG-shaped server over the same pages that answers with snippets only, as
+otherwise) over the search shapes users have: `local`, `search=local` over the pages;
+`web`, a SearXNG-shaped server over the same pages that answers with snippets only, as
 most web search does, ranking by SQLite FTS5's own BM25 over each page's text (not
-ponder's). *Found*: every gold page is among the run's sources; *cited*: every gold page is
-cited by the report; a found but uncited gold page is a failure. Tokens are per question.
+ponder's); and `hybrid`, `search=local` with semantic search on (`embed_model=e5-small`,
+inside ponder), as a user who embedded the folder has it (the pages are embedded once, about
+35 min on two cores, and kept in `.cache/heldout`). *Found*: every gold page is among the
+run's sources; *cited*: every gold page is cited by the report; a found but uncited gold
+page is a failure. Tokens are per question.
 "Before" is the code before found pages were quoted for certain (issue 33). The 270M model
 is run as users run it, so its answers, and the tokens of `local` runs, vary a little from
 run to run. Targets on the test half: cited for at least 90 % of one-page
 questions and both pages for at least 80 % of two-page ones, at no more tokens than before.
 """,
-        f"{PY} bench/heldout.py [--backend tiny|scripted] [--shape local|web|all] "
+        f"{PY} bench/heldout.py [--backend tiny|scripted] [--shape local|web|hybrid|all] "
         "[--half dev|test|all]",
     ),
     Part(

@@ -14,12 +14,16 @@ otherwise) over both search shapes users have:
 - ``local``: ``search=local`` over the real HTML docs (every page in a folder, FAQ left out);
 - ``web``: a SearXNG-shaped server over the same pages, answering with snippets only (most
   web search gives a snippet, not a page). Its ranking is SQLite FTS5's own BM25 over the
-  pages' text, not ponder's, as a web engine's would be its own.
+  pages' text, not ponder's, as a web engine's would be its own;
+- ``hybrid``: ``search=local`` with semantic search on (``embed_model=e5-small``, inside
+  ponder), as a user who embedded the folder has it. Embedding the docs' 9,000 passages
+  takes about 35 min on two cores, so the folder and its index are kept in ``.cache/heldout``
+  and embedded once; later runs only search.
 
 Recorded per question: the gold pages among the run's sources (found), among the report's
 citations (cited), and the tokens. A found-but-uncited gold page counts as a failure.
 
-Run: ``python bench/heldout.py [--backend tiny|scripted] [--shape local|web|all]
+Run: ``python bench/heldout.py [--backend tiny|scripted] [--shape local|web|hybrid|all]
 [--half dev|test|all] [--limit N] [--out FILE]``.
 """
 
@@ -29,6 +33,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import os
 import re
 import shutil
 import statistics
@@ -43,7 +48,10 @@ from faq_engine import SearxngEngine
 from quality import make_backend
 from workspace import ROOT, isolated
 
-SHAPES = ("local", "web")
+EMBEDDED = ROOT / ".cache" / "heldout"  # the hybrid shape's folder and index, kept
+E5 = "e5-small"
+
+SHAPES = ("local", "web", "hybrid")
 DOCS_URL = "https://docs.python.org/3.11/"
 
 
@@ -172,7 +180,7 @@ def run_heldout(
         base = {"model": model, "ollama_base_url": rig.url, "mode": "loop", "max_loops": 2}
         for shape in shapes:
             rows = []
-            with _search(shape, corpus) as search:
+            with _search(shape, corpus, log) as search:
                 for question in questions:
                     row = asyncio.run(run_question(question, {**base, **search}))
                     rows.append(row)
@@ -183,20 +191,52 @@ def run_heldout(
 
 
 class _search:
-    """The search settings of a shape, and the web engine's server while it is needed."""
+    """The search settings of a shape, and the web engine's server (or the embedded index's
+    cache folder) while it is needed."""
 
-    def __init__(self, shape: str, corpus: Path) -> None:
-        self.shape, self.corpus, self.engine = shape, corpus, None
+    def __init__(self, shape: str, corpus: Path, log: Any = None) -> None:
+        self.shape, self.corpus, self.engine, self.log = shape, corpus, None, log
+        self.saved_cache: str | None = None
 
     def __enter__(self) -> dict[str, Any]:
         if self.shape == "local":
             return {"search": "local", "docs": [str(self.corpus)]}
+        if self.shape == "hybrid":
+            docs, cache = embedded_index(self.log)
+            self.saved_cache = os.environ.get("PONDER_CACHE_DIR")
+            os.environ["PONDER_CACHE_DIR"] = str(cache)
+            return {"search": "local", "docs": [str(docs)], "embed_model": E5}
         self.engine = SearxngEngine(self.corpus, DOCS_URL).start()
         return {"search": "searxng", "searxng_url": self.engine.url}
 
     def __exit__(self, *_exc: object) -> None:
         if self.engine is not None:
             self.engine.close()
+        if self.saved_cache is not None:
+            os.environ["PONDER_CACHE_DIR"] = self.saved_cache
+
+
+def embedded_index(log: Any = None) -> tuple[Path, Path]:
+    """The docs' folder and a cache folder whose index of it has every passage embedded by
+    e5-small: built on first use (about 35 min here), then only checked."""
+    from ponder.services.search import Embedder, LocalIndex
+
+    docs, cache = EMBEDDED / "docs", EMBEDDED / "cache"
+    built = EMBEDDED / "docs.complete"
+    if not built.exists():
+        shutil.rmtree(docs, ignore_errors=True)
+        build_corpus(docs_root(), docs)
+        built.write_text("the corpus is complete\n", encoding="utf-8")
+    index = LocalIndex([docs], cache_dir=cache)
+    try:
+        index.index()
+        status = index.status()
+        if log and status.embedded < status.passages:
+            log(f"embedding {status.passages - status.embedded} passages with e5-small (once)")
+        index.embed(Embedder(E5, "http://unused"))
+    finally:
+        index.close()
+    return docs, cache
 
 
 def _line(kind: str, shape: str, row: dict[str, Any]) -> str:
@@ -217,12 +257,16 @@ TARGETS = {"one_page": 0.9, "two_pages": 0.8}
 def heldout_figures(
     log: Any = None, kind: str = "tiny", limit: int | None = None
 ) -> dict[str, Any]:
-    """``make bench-heldout``: the tiny model over both shapes and both halves, beside the
-    figures measured before found pages were quoted (``heldout-before.json``)."""
+    """``make bench-heldout``: which pages each way of searching puts first
+    (``heldout_retrieval``), then the tiny model over every shape and both halves, beside
+    the figures measured before found pages were quoted (``heldout-before.json``)."""
+    from heldout_retrieval import retrieval_figures
+
     with isolated("ponder-heldout-home-"):
+        retrieval = retrieval_figures(log)
         after = run_heldout(kind, SHAPES, ("dev", "test"), limit, log)
     before = json.loads(BEFORE.read_text(encoding="utf-8")) if BEFORE.exists() else {}
-    return {kind: {"after": after, "before": before}}
+    return {kind: {"after": after, "before": before}, "retrieval": retrieval}
 
 
 def table_rows(figures: dict[str, Any]) -> list[tuple[str, str]]:

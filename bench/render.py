@@ -113,8 +113,10 @@ def heldout_table(results: dict[str, Any]) -> list[str]:
     """Development and test halves side by side, before and after, per search shape."""
     tiny = results["heldout"].get("tiny") or {}
     after, before = tiny.get("after") or {}, tiny.get("before") or {}
+    from heldout import SHAPES, table_rows
+
     rows = []
-    for shape in ("local", "web"):
+    for shape in SHAPES:
         for key, m in ((after.get(shape) or {}).get("summary") or {}).items():
             half, size = key.split("_", 1)
             was = ((before.get(shape) or {}).get("summary") or {}).get(key)
@@ -136,10 +138,42 @@ def heldout_table(results: dict[str, Any]) -> list[str]:
         *("search", "half", "gold pages", "found, before", "cited, before", "tokens, before"),
         *("found", "cited", "tokens"),
     ]
-    from heldout import table_rows
-
     targets = [f"- {name}: {value}" for name, value in table_rows(results["heldout"])]
-    return [*table(header, rows), "", "Against the targets:", "", *targets]
+    return [
+        *table(header, rows),
+        "",
+        "Against the targets:",
+        "",
+        *targets,
+        *heldout_retrieval_table(results["heldout"].get("retrieval")),
+    ]
+
+
+def heldout_retrieval_table(retrieval: dict[str, Any] | None) -> list[str]:
+    """The question itself searched by words, by meaning and by both, per half."""
+    if not retrieval:
+        return []
+    rows = []
+    for half, m in retrieval["halves"].items():
+        n = m["questions"]
+        lost = m["lost_by_hybrid"]
+        rows.append(
+            [
+                "development" if half == "dev" else "**test**",
+                *(f"{m[f'{method}_at_3']} / {n}" for method in ("bm25", "vectors", "hybrid")),
+                *(f"{m[f'{method}_at_10']} / {n}" for method in ("bm25", "vectors", "hybrid")),
+                ", ".join(lost) if lost else "none",
+            ]
+        )
+    header = [
+        *("half", "BM25 @3", "vectors @3", "hybrid @3", "BM25 @10", "vectors @10"),
+        *("hybrid @10", "BM25 @3 lost by hybrid"),
+    ]
+    intro = (
+        "The question itself as the query (as round 1 asks it), every gold page within the "
+        "first 3 or 10 results of local search over the embedded pages:"
+    )
+    return ["", intro, "", *table(header, rows)]
 
 
 def paraphrase_table(results: dict[str, Any]) -> list[str]:

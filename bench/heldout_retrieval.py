@@ -1,0 +1,91 @@
+"""Held-out retrieval: does local search put the FAQ's gold pages first, by words, by
+meaning, or by both?
+
+Each held-out question (``heldout.py``) is asked as round 1 asks it, the question itself, of
+the embedded index of the docs (``heldout.embedded_index``) three ways: BM25 alone, the
+e5-small vectors alone, and ponder's hybrid fusion of the two. Recorded per half: the
+questions whose every gold page is within the first 3 and the first 10 results, and the
+questions BM25 has within 3 that the hybrid does not (a fusion must lose none of them).
+The fusion's weight was chosen on the paraphrase benchmark's development half; both halves
+here are read, never tuned on.
+
+Run: ``python bench/heldout_retrieval.py`` (seconds once the index is embedded).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from heldout import E5, docs_root, embedded_index, faq_questions, page_of
+from workspace import isolated
+
+METHODS = ("bm25", "vectors", "hybrid")
+TOP = 10
+
+
+def retrieval_figures(log: Any = None) -> dict[str, Any]:
+    from ponder.services.research.vetting import question_query
+    from ponder.services.search import Embedder, LocalIndex
+
+    docs, cache = embedded_index(log)
+    index = LocalIndex([docs], cache_dir=cache)
+    embedder = Embedder(E5, "http://unused")
+    rows = []
+    try:
+        for question in faq_questions(docs_root()):
+            query = question_query(question.text)
+            vector = embedder.query(query)
+            found = {
+                "bm25": index.search(query, TOP),
+                "vectors": index.search("", TOP, query_vector=vector, embed_model=E5),
+                "hybrid": index.search(query, TOP, query_vector=vector, embed_model=E5),
+            }
+            ranks = {
+                m: _ranks([page_of(r.url) for r in hits], question.pages)
+                for m, hits in found.items()
+            }
+            rows.append(
+                {"text": question.text, "half": question.half, "pages": question.pages, **ranks}
+            )
+    finally:
+        index.close()
+    return {
+        "halves": {
+            half: summarise([r for r in rows if r["half"] == half]) for half in ("dev", "test")
+        },
+        "questions": rows,
+    }
+
+
+def _ranks(pages: list[str], gold: tuple[str, ...]) -> int | None:
+    """The rank (1-based) by which every gold page has come, or None past ``TOP``."""
+    places = [pages.index(p) + 1 for p in gold if p in pages]
+    return max(places) if len(places) == len(gold) else None
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    def within(method: str, top: int) -> int:
+        return sum(r[method] is not None and r[method] <= top for r in rows)
+
+    return {
+        "questions": len(rows),
+        **{f"{m}_at_{k}": within(m, k) for m in METHODS for k in (3, TOP)},
+        "lost_by_hybrid": [
+            r["text"]
+            for r in rows
+            if r["bm25"] and r["bm25"] <= 3 and not (r["hybrid"] and r["hybrid"] <= 3)
+        ],
+    }
+
+
+def main() -> int:
+    with isolated("ponder-heldout-retrieval-"):
+        figures = retrieval_figures(lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+    print(json.dumps(figures["halves"], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
