@@ -35,6 +35,15 @@ def ponder(*args: str, cwd: Path, timeout: float = 90) -> subprocess.CompletedPr
     )
 
 
+# `python -m ponder` with the Ctrl-C handler a terminal's foreground process has. Started
+# from a background job (`make test &`, nohup), a process inherits SIGINT ignored, and
+# Python then installs no handler of its own: Ctrl-C cannot reach it, as the job meant.
+AS_FROM_A_TERMINAL = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('ponder', run_name='__main__', alter_sys=True)"
+)
+
+
 def child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "100"}
 
@@ -145,7 +154,7 @@ def test_ctrl_c_keeps_the_checkpoint_and_resume_finishes(
 
     scripted.overrides["Reflection"] = reflect
     child = subprocess.Popen(
-        [sys.executable, "-m", "ponder", TOPIC, *rig_flags(rig, corpus, loops=3)],
+        [sys.executable, "-c", AS_FROM_A_TERMINAL, TOPIC, *rig_flags(rig, corpus, loops=3)],
         cwd=workdir,
         env=child_env(),
         stdout=subprocess.PIPE,
