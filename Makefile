@@ -86,7 +86,7 @@ bench-quick: $(STAMP) $(DOCS)  ## the headline figures on a subset, beside the l
 bench-smol: $(STAMP)  ## the quality benchmark with SmolLM2 135M, 24 questions (~15 min); adds it to the figures
 	$(PY) bench/run.py --only smol
 
-bench-heldout: $(STAMP) $(DOCS)  ## the Python FAQ's held-out questions, both halves and search shapes, tiny model (~1.5 h); adds them to the figures
+bench-heldout: $(STAMP) $(DOCS)  ## the Python FAQ's held-out questions, both halves, three search shapes, tiny model (~45 min; the first run also embeds the docs with e5-small, ~40 min); adds them to the figures
 	$(PY) bench/run.py --only heldout
 
 clean:  ## remove the virtual environment and caches

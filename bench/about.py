@@ -41,8 +41,9 @@ RUNNING = """
   reports of each pass, and the paraphrased questions. It prints each figure beside the
   last full run's figure for the same questions and writes `.bench/quick.json`; it changes
   neither results.json nor this page.
-- `make bench-heldout` runs the held-out questions (below) with the 270M model, over both
-  search shapes and both halves (an hour and more), and adds their rows here.
+- `make bench-heldout` runs the held-out questions (below) with the 270M model, over the
+  three search shapes and both halves (about 45 min; the first run also embeds the docs
+  with e5-small, about 40 min more), and adds their rows here.
 - `make bench-smol` runs the quality benchmark's 24 questions with SmolLM2 (about half a
   minute a question on two idle cores) and adds its row to the figures here.
 - `.venv/bin/python bench/run.py --only PART …` runs some parts again (names as in
