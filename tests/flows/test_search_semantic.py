@@ -270,6 +270,17 @@ def test_only_an_extractive_report_embeds_the_sources_it_may_quote(
     assert any("complementary colours sit opposite" in text for text in after)  # palette's
 
 
+async def test_sources_that_cannot_be_embedded_leave_the_quotes_to_words() -> None:
+    from ponder.services.report.nearness import nearness
+
+    source = {"number": 1, "url": "/d/a.md", "title": "a", "origin": "local",
+              "passages": ["Tides rise."], "locations": [""]}  # fmt: skip
+    warnings: list[str] = []
+    away = Embedder(EMBED_MODEL, "http://127.0.0.1:9")  # nothing answers there
+    assert await nearness(away, "tides", [source], warnings.append) == {}  # type: ignore[list-item]
+    assert len(warnings) == 1 and "chosen by words" in warnings[0]
+
+
 # -- an Ollama without the embed model --------------------------------------------------
 
 

@@ -36,7 +36,7 @@ async def nearness(
         question = await asyncio.to_thread(embedder.query, topic)
         vectors = await asyncio.to_thread(embedder.documents, texts)
     except PonderError as exc:
-        warn(f"Could not embed the sources to choose the quotes by meaning ({exc}); by words.")
+        warn(f"Could not embed the sources ({exc}); the report's quotes are chosen by words.")
         return {}
     return {s["number"]: cosine(question, v) for s, v in zip(sources, vectors, strict=True)}
 
