@@ -196,14 +196,14 @@ class _search:
 
     def __init__(self, shape: str, corpus: Path, log: Any = None) -> None:
         self.shape, self.corpus, self.engine, self.log = shape, corpus, None, log
-        self.saved_cache: str | None = None
+        self.saved_cache: tuple[str | None] | None = None  # the cache folder it replaced
 
     def __enter__(self) -> dict[str, Any]:
         if self.shape == "local":
             return {"search": "local", "docs": [str(self.corpus)]}
         if self.shape == "hybrid":
             docs, cache = embedded_index(self.log)
-            self.saved_cache = os.environ.get("PONDER_CACHE_DIR")
+            self.saved_cache = (os.environ.get("PONDER_CACHE_DIR"),)
             os.environ["PONDER_CACHE_DIR"] = str(cache)
             return {"search": "local", "docs": [str(docs)], "embed_model": E5}
         self.engine = SearxngEngine(self.corpus, DOCS_URL).start()
@@ -213,7 +213,11 @@ class _search:
         if self.engine is not None:
             self.engine.close()
         if self.saved_cache is not None:
-            os.environ["PONDER_CACHE_DIR"] = self.saved_cache
+            (before,) = self.saved_cache
+            if before is None:
+                os.environ.pop("PONDER_CACHE_DIR", None)
+            else:
+                os.environ["PONDER_CACHE_DIR"] = before
 
 
 def embedded_index(log: Any = None) -> tuple[Path, Path]:
