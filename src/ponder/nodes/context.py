@@ -15,7 +15,7 @@ from ponder.core.result import RunStats
 from ponder.core.stats import merge_stats
 from ponder.services.model.llm import LLM
 from ponder.services.model.usage import Usage
-from ponder.services.search.local.embeddings import Embedder
+from ponder.services.search.local.embeddings import Embedder, configured_embedder
 from ponder.settings.caller_view import CallerView
 from ponder.settings.configuration import Configuration
 from ponder.settings.environment import Environment
@@ -48,12 +48,8 @@ class NodeContext:
         )
 
     def embedder(self) -> Embedder | None:
-        """Semantic search's model (``embed_model``), on the first Ollama host; None when
-        it is off."""
-        if not self.config.embed_model:
-            return None
-        host = self.config.ollama_hosts[0]
-        return Embedder(self.config.embed_model, host, self.config.request_timeout)
+        """Semantic search's model (``embed_model``); None when it is off."""
+        return configured_embedder(self.config)
 
     def warn(self, message: str) -> None:
         message = redact(message)  # warnings are kept in the run's state and shown

@@ -33,7 +33,7 @@ from ponder.services.search.cached import CachedSearch
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch
 from ponder.services.search.local.backend import LocalSearch
-from ponder.services.search.local.embeddings import Embedder
+from ponder.services.search.local.embeddings import configured_embedder
 from ponder.services.search.registry import Warn, plugin
 from ponder.services.storage.cache import Cache
 from ponder.settings.configuration import Configuration
@@ -120,14 +120,11 @@ def _local(config: Configuration, environment: Environment, warn: Warn) -> Local
         )
     for missing in sorted(set(config.docs) - set(existing)):
         warn(f"Document path {missing} does not exist; ignoring it.")
-    embedder = None
-    if config.embed_model:
-        embedder = Embedder(config.embed_model, config.ollama_hosts[0], config.request_timeout)
     return LocalSearch(
         existing,
         cache_dir=environment.cache_folder,
         warn=warn,
-        embedder=embedder,
+        embedder=configured_embedder(config),
         anchors=config.docs_roots,
         hidden=config.docs_hidden_and_symlinks,
     )

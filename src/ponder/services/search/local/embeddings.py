@@ -13,13 +13,16 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from ponder.core.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
 from ponder.services.search.local.e5 import MODEL as E5_MODEL
 from ponder.settings.ollama_host import one_host_for_the_ollama_client
+
+if TYPE_CHECKING:
+    from ponder.settings.configuration import Configuration
 
 BATCH = 32  # passages per request: big enough to keep the model busy, small enough to retry
 
@@ -50,6 +53,14 @@ def prefixes(model: str) -> tuple[str, str]:
     if "e5-" in family and family not in _PREFIXES:
         return _E5
     return _PREFIXES.get(family, ("", ""))
+
+
+def configured_embedder(config: Configuration) -> Embedder | None:
+    """Semantic search's model (``embed_model``) on the first Ollama host, as the run's
+    settings give it; None when semantic search is off."""
+    if not config.embed_model:
+        return None
+    return Embedder(config.embed_model, config.ollama_hosts[0], config.request_timeout)
 
 
 class Embedder:
