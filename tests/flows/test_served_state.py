@@ -3,7 +3,8 @@ allow: a round count, supervisor round or question count the graph never writes 
 work instead of extending it; a round searches at most queries_per_round queries and a
 supervisor round sends at most max_concurrent_researchers researchers, whatever the state
 holds; a served run's recursion_limit cannot exceed what any run needs. (LangGraph Server's
-handler refuses such writes first: tests/slow/test_served_langgraph.py; these hold without it.)"""
+handler refuses such writes first: tests/slow/test_served_langgraph.py; these hold without it.)
+And a second question on a thread gets the rounds its settings give, not the first's rest."""
 
 from __future__ import annotations
 
@@ -115,3 +116,20 @@ async def test_a_served_run_asking_for_more_supersteps_than_any_run_needs_is_ref
     served: Any = {"configurable": {SERVED_KEY: True}, "recursion_limit": MOST_SUPERSTEPS}
     assert run_configuration(served)  # what the served graph itself sets is allowed
     assert run_configuration({"recursion_limit": 5000})  # the operator's own runs: any
+
+
+async def test_a_second_topic_on_a_thread_gets_rounds_of_its_own(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    """Studio's input form, or a served client's second run on its thread: the new question
+    is researched from round 1, not given what the first one left of max_loops."""
+    scripted.overrides["Reflection"] = never_sufficient()
+    graph = graph_builder().compile(checkpointer=InMemorySaver())
+    settings = over_corpus(rig, corpus, mode="loop", max_loops=2)
+    config: Any = {"configurable": {"thread_id": "t-second", **settings}}
+    first = rounds_in(await events_of(graph, TOPIC, config))
+    second = rounds_in(await events_of(graph, {"topic": "Who reads tide tables?"}, config))
+    assert [r["round"] for r in first] == [r["round"] for r in second] == [1, 2]
+    assert second[0]["queries"][0] == "Who reads tide tables?"
+    state = (await graph.aget_state(config)).values
+    assert state["report"].startswith("# ") and "tide tables" in state["report"].splitlines()[0]

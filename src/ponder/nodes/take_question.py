@@ -9,6 +9,10 @@ the earlier turns stay in the state, so the new question is researched with them
 and nothing already searched is searched again. The round's own fields start anew, and so
 does the record of passages shown to the model: a passage read for the first question may
 answer the second, so it is shown again.
+
+A new ``topic`` on a thread that already researched one (LangGraph Studio's input form, a
+served client's second run) is a new question in the same way: it gets its own rounds, from
+the first, not what the earlier question left of ``max_loops``.
 """
 
 from __future__ import annotations
@@ -39,15 +43,26 @@ def take_question(state: LoopState) -> dict[str, Any]:
     messages = state.get("messages") or []
     last = last_message(messages)
     if last is not None and last.type == "human":
-        update: dict[str, Any] = {"topic": clean_topic(last.text), "chat": True}
-        if len(messages) > 1 or state.get("report"):  # a thread with an earlier turn
-            update |= _PER_TURN | {"turn_start": len(state.get("summarized") or [])}
-        return update
+        return {"topic": clean_topic(last.text), "chat": True, **_new_turn(state)}
     if not state.get("topic"):
         raise InvalidInputError(
             'Nothing to research: give {"topic": "..."} or a human message in "messages".'
         )
-    return {"chat": False}
+    return {"chat": False, **_new_turn(state)}
+
+
+def _new_turn(state: LoopState) -> dict[str, Any]:
+    """The per-question fields started anew on a thread with an earlier question; nothing
+    on a new thread. (Only a run's input reaches this node: a resumed run goes on from
+    where it stopped.)"""
+    earlier = (
+        len(state.get("messages") or []) > 1
+        or state.get("report")
+        or state.get("research_loop_count")
+    )
+    if not earlier:
+        return {}
+    return _PER_TURN | {"turn_start": len(state.get("summarized") or [])}
 
 
 def last_message(messages: list[AnyMessage]) -> AnyMessage | None:
