@@ -220,6 +220,25 @@ async def test_a_chat_client_sends_messages_and_follows_up_on_the_thread(
     assert "How do tides work?" in run and "Who reads tide tables?" in run
 
 
+async def test_a_second_topic_on_a_thread_is_researched_as_a_question_of_its_own(
+    server: str,
+) -> None:
+    """What Studio's input form sends on a thread it already used: a new ``topic``. It gets
+    its own rounds (it had only what the first question left of max_loops)."""
+    client = team_client(server)
+    thread = (await client.threads.create())["thread_id"]
+    settings = {"configurable": {"search": "local", "mode": "loop", "max_loops": 1}}
+    for topic, title in (
+        ("How do tides work?", "tides work"),
+        ("Who reads tide tables?", "tide tables"),
+    ):
+        done = await client.runs.wait(thread, "ponder", config=settings, input={"topic": topic})
+        assert title in done["report"].splitlines()[0]
+        state = await client.threads.get_state(thread)
+        assert state["values"]["research_loop_count"] == 1
+        assert topic in state["values"]["queries_run"]
+
+
 def team_client(server: str) -> Any:
     from langgraph_sdk import get_client
 
