@@ -6,6 +6,10 @@ the embedded index of the docs (``heldout.embedded_index``) three ways: BM25 alo
 e5-small vectors alone, and ponder's hybrid fusion of the two. Recorded per half: the
 questions whose every gold page is within the first 3 and the first 10 results, and the
 questions BM25 has within 3 that the hybrid does not (a fusion must lose none of them).
+Per question, each way's rank is kept, so the page can also say how many questions of each
+half and size the hybrid search holds every gold page of within the 5 results round 1 reads
+of it, and within 10 (``ceiling``): what quoting every page the question's search finds could
+cite at most.
 The fusion's weight was chosen on the paraphrase benchmark's development half; both halves
 here are read, never tuned on.
 
@@ -63,6 +67,29 @@ def _ranks(pages: list[str], gold: tuple[str, ...]) -> int | None:
     """The rank (1-based) by which every gold page has come, or None past ``TOP``."""
     places = [pages.index(p) + 1 for p in gold if p in pages]
     return max(places) if len(places) == len(gold) else None
+
+
+READ = 5  # results round 1 reads of the question's own search (results_per_query's default)
+
+
+def ceiling(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per half and size, the questions whose every gold page the question's own hybrid
+    search ranks within the first ``READ`` and ``TOP`` results: the most a report could cite
+    from that search alone."""
+    out: dict[str, Any] = {}
+    for half in ("dev", "test"):
+        for size, name in ((1, "one_page"), (2, "two_pages")):
+            group = [r for r in rows if r["half"] == half and len(r["pages"]) == size]
+            out[f"{half}_{name}"] = {
+                "questions": len(group),
+                **{
+                    f"hybrid_within_{k}": sum(
+                        r["hybrid"] is not None and r["hybrid"] <= k for r in group
+                    )
+                    for k in (READ, TOP)
+                },
+            }
+    return out
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:

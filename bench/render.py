@@ -173,6 +173,30 @@ def heldout_retrieval_table(retrieval: dict[str, Any] | None) -> list[str]:
         "The question itself as the query (as round 1 asks it), every gold page within the "
         "first 3 or 10 results of local search over the embedded pages:"
     )
+    return ["", intro, "", *table(header, rows), *heldout_ceiling_table(retrieval)]
+
+
+def heldout_ceiling_table(retrieval: dict[str, Any]) -> list[str]:
+    """How many questions a report could cite at most by quoting what the question's own
+    hybrid search finds: every gold page within the 5 results round 1 reads, or within 10."""
+    from heldout_retrieval import READ, TOP, ceiling
+
+    rows = [
+        [
+            "development" if key.startswith("dev") else "**test**",
+            key.split("_", 1)[1].replace("_", " "),
+            f"{m[f'hybrid_within_{READ}']} / {m['questions']}",
+            f"{m[f'hybrid_within_{TOP}']} / {m['questions']}",
+        ]
+        for key, m in ceiling(retrieval["questions"]).items()
+    ]
+    header = ["half", "gold pages", f"within {READ} (read in round 1)", f"within {TOP}"]
+    intro = (
+        "How far the question's own hybrid search reaches, per half and number of gold "
+        "pages: every gold page within the 5 results round 1 reads of it, or within 10. From "
+        "that search alone no report could cite more; only the loop's other searches (the "
+        "model's, the question's parts') can add to it."
+    )
     return ["", intro, "", *table(header, rows)]
 
 
