@@ -56,9 +56,9 @@ class DeepState(TypedDict, total=False):
     reflection: ReflectionState | None
     aspects: QuestionAspects
     sources: Annotated[list[Source], merge_sources]
-    conversation: Annotated[list[str], operator.add]
+    conversation: Annotated[list[str], operator.add]  # each question asked, each answer
     pending_question: str
-    clarifications: int
+    clarifications: int  # questions asked so far, at most MAX_QUESTIONS
     brief: str
     supervisor_round: int
     assigned: Annotated[list[str], operator.add]
@@ -73,6 +73,15 @@ class DeepState(TypedDict, total=False):
     citations: list[dict[str, Any]]
     stats: Annotated[dict[str, Any], merge_stats]
     messages: Annotated[list[AnyMessage], add_messages]  # as in LoopState
+
+
+MAX_QUESTIONS = 2  # clarifying questions one run may ask
+
+
+def conversation_text(state: DeepState) -> str:
+    """The clarifying questions and answers so far, one per line, for a prompt."""
+    turns = state.get("conversation", [])
+    return "\n".join(turns) + ("\n" if turns else "")
 
 
 class ResearcherTask(TypedDict):

@@ -7,13 +7,13 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from ponder.core.state import LoopState
-from ponder.nodes.take_question import last_message
 
 
 def answer_in_chat(state: LoopState) -> dict[str, Any]:
     """In a chat, the report is the AI's answer (once, even if a node already added it)."""
     report = state.get("report") or ""
-    last = last_message(state.get("messages") or [])
+    messages = state.get("messages") or []
+    last = messages[-1] if messages else None
     if not state.get("chat") or not report or (last is not None and last.text == report):
         return {}
     return {"messages": [AIMessage(report)]}

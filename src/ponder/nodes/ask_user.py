@@ -10,9 +10,8 @@ from typing import Any
 
 from langgraph.types import interrupt
 
-from ponder.core.deep_state import DeepState
+from ponder.core.deep_state import MAX_QUESTIONS, DeepState
 from ponder.core.state import graph_count
-from ponder.nodes.clarify_with_user import MAX_QUESTIONS
 from ponder.nodes.context import NodeContext, node
 
 

@@ -9,19 +9,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ponder import prompts
-from ponder.core.deep_state import DeepState
+from ponder.core.deep_state import MAX_QUESTIONS, DeepState, conversation_text
 from ponder.core.state import graph_count
 from ponder.nodes.context import NodeContext, node
 from ponder.prompts.schemas import Clarification
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.vetting import usable_text
-
-MAX_QUESTIONS = 2
-
-
-def conversation_text(state: DeepState) -> str:
-    turns = state.get("conversation", [])
-    return "\n".join(turns) + ("\n" if turns else "")
 
 
 @node("clarify_with_user")

@@ -8,7 +8,7 @@ from typing import Any
 
 from ponder.core.deep_state import DeepState, Note
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.finalize_summary import report_update, run_warnings
+from ponder.nodes.reporting import report_update, run_warnings
 from ponder.services.report.stage import Material, write_report
 from ponder.services.research.aspects import aspects_for
 

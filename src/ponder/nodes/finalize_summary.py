@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage
-
 from ponder.core.state import LoopState
 from ponder.nodes.context import NodeContext, node
+from ponder.nodes.reporting import report_update, run_warnings
 from ponder.nodes.route import can_hand_off
-from ponder.services.report.stage import Material, Written, write_report
+from ponder.services.report.stage import Material, write_report
 from ponder.services.research.aspects import aspects_for
 
 
@@ -30,27 +29,3 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
         ctx.llm("report"), material, warn=ctx.warn, embedder=ctx.embedder()
     )
     return report_update(ctx, written)
-
-
-def run_warnings(state: Any) -> list[str]:
-    """What went wrong in the run so far: a report of nothing found says it."""
-    return list((state.get("stats") or {}).get("warnings", []))
-
-
-def report_update(ctx: NodeContext, written: Written) -> dict[str, Any]:
-    """The state update for a written report, with what writing it did counted and the
-    ``report`` event sent; nothing to count when no source was found."""
-    if written.composed is None:
-        return {"report": written.markdown}
-    for key, amount in written.counts.items():
-        ctx.count(key, amount)
-    ctx.emit("report", cited=len(written.cited), extractive=written.extractive)
-    update: dict[str, Any] = {
-        "report": written.markdown,
-        "cited_sources": written.cited,
-        "citations": written.citations,
-    }
-    if written.extractive or ctx.usage.discarded:
-        # Chat clients saw a draft that is not the report: the report follows as a message.
-        update["messages"] = [AIMessage(written.markdown)]
-    return update

@@ -16,10 +16,10 @@ from ponder import prompts
 from ponder.core.sources import Source
 from ponder.core.state import Finding, LoopState
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.web_research import PIECE_SEPARATOR, finding_pieces, piece_digest
 from ponder.prompts.schemas import Claim, SummaryUpdate, summary_schema
 from ponder.services.model import budget
 from ponder.services.model.prompt import Prompt
+from ponder.services.research.findings import PIECE_SEPARATOR, finding_pieces, piece_digest
 from ponder.services.research.vetting import reading_note, usable_claims
 from ponder.services.text.citations import cited_numbers, remove_invalid
 from ponder.services.text.passages import best_passages, bm25_scores

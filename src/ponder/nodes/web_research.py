@@ -9,7 +9,6 @@ without races, while the semaphore keeps a laptop's network and disk from being 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 from typing import Any
 
@@ -18,12 +17,12 @@ from ponder.core.sources import Source, merge_sources, next_number, source_key
 from ponder.core.state import Finding, LoopState
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import rounds_done
+from ponder.services.research.findings import PIECE_SEPARATOR, finding_pieces, piece_digest
 from ponder.services.research.vetting import MAX_QUERY_CHARS
 from ponder.services.search import SearchBackend, SearchResult, make_search
 from ponder.services.text.passages import best_passages
 
 MAX_PARALLEL_QUERIES = 5
-PIECE_SEPARATOR = "\n…\n"  # between the passages of one finding
 PASSAGE_CHARS = 1200  # evidence kept per result; the summary prompt trims further by rank
 
 
@@ -130,15 +129,6 @@ def _announce_new(known: list[Source], sources: list[Source], ctx: NodeContext) 
                 title=source["title"],
                 origin=source["origin"],
             )
-
-
-def finding_pieces(text: str) -> list[str]:
-    """The passages a finding's text is made of."""
-    return [piece.strip() for piece in text.split(PIECE_SEPARATOR) if piece.strip()]
-
-
-def piece_digest(piece: str) -> str:
-    return hashlib.sha1(" ".join(piece.split()).encode()).hexdigest()[:16]
 
 
 def _register(

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ponder import prompts
-from ponder.core.deep_state import DeepState
-from ponder.nodes.clarify_with_user import conversation_text
+from ponder.core.deep_state import DeepState, conversation_text
 from ponder.nodes.context import NodeContext, node
 from ponder.prompts.schemas import ResearchBrief
 from ponder.services.model.prompt import Prompt
