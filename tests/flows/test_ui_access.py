@@ -85,6 +85,29 @@ def test_off_loopback_it_refuses_to_start_without_a_token(
     assert "PONDER_UI_TOKEN" in said and "127.0.0.1" in said
 
 
+@pytest.mark.parametrize(
+    ("operator", "callers", "said"),
+    [
+        ("op-secret", "operator=x-secret,bob=bob-secret", "another name"),
+        ("op-secret", "alice=op-secret", "same token"),
+        ("", "alice=one-secret,bob=one-secret", "same token"),
+    ],
+)
+def test_users_that_would_be_taken_for_others_are_refused_before_it_listens(
+    operator: str,
+    callers: str,
+    said: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A user named "operator" would see the runs the operator starts (they are kept under
+    that name); a token two users share would make one of them the other."""
+    monkeypatch.setenv("PONDER_UI_TOKEN", operator)
+    monkeypatch.setenv("PONDER_UI_TOKENS", callers)
+    assert main(["ui", "--host", "0.0.0.0", "--port", "8799"]) != 0
+    assert said in capsys.readouterr().err
+
+
 def test_a_busy_port_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     import socket
 

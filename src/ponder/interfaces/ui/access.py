@@ -36,11 +36,26 @@ class User:
 
 def users(secrets: Secrets) -> dict[str, User]:
     """Token → user, from the keys the environment holds (empty: no token is needed on
-    loopback)."""
+    loopback). A user named as the operator's runs are owned, or two users with one token,
+    is refused: the one would see the operator's runs, the other be taken for someone else."""
     raw = secrets.get("PONDER_UI_TOKENS") or ""
-    known = {token: User(name, False) for name, token in server_tokens(raw).items()}
-    if token := secrets.get("PONDER_UI_TOKEN"):
-        known[token] = User(OPERATOR, True)
+    callers = server_tokens(raw)
+    if OPERATOR in callers:
+        raise ConfigurationError(
+            f"PONDER_UI_TOKENS names a user {OPERATOR!r}, the name the operator's runs are "
+            "kept under: give that user another name (the operator's own token is "
+            "PONDER_UI_TOKEN)."
+        )
+    operator_token = secrets.get("PONDER_UI_TOKEN")
+    tokens = [*callers.values(), *([operator_token] if operator_token else [])]
+    if len(set(tokens)) < len(tokens):
+        raise ConfigurationError(
+            "Two users of `ponder ui` have the same token (PONDER_UI_TOKEN, PONDER_UI_TOKENS): "
+            "give each their own, or one would be taken for the other."
+        )
+    known = {token: User(name, False) for name, token in callers.items()}
+    if operator_token:
+        known[operator_token] = User(OPERATOR, True)
     return known
 
 
