@@ -235,6 +235,27 @@ def test_listening_off_loopback_without_a_token_is_refused_before_binding(
     assert "PONDER_MCP_TOKEN" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("tokens", "said"),
+    [
+        ({"PONDER_MCP_TOKENS": "shared=s-secret,bob=b-secret"}, "another name"),
+        ({"PONDER_MCP_TOKENS": "alice=one,bob=one"}, "same token"),
+        ({"PONDER_MCP_TOKENS": "alice=one", "PONDER_MCP_TOKEN": "one"}, "same token"),
+    ],
+)
+def test_users_that_would_be_taken_for_others_are_refused_before_binding(
+    tokens: dict[str, str], said: str, mcp_rig: Rig, disk: Path
+) -> None:
+    """A user named "shared" would see the runs of the shared token's holders; a token two
+    users share would make one of them the other."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ponder", "mcp", "--http", "0", "--host", "0.0.0.0"],
+        env=operator_env(mcp_rig, disk, **tokens), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert said in done.stderr and "Traceback" not in done.stderr
+
+
 async def test_a_caller_is_held_to_the_operators_ceilings_and_runs_at_once(
     mcp_rig: Rig, disk: Path
 ) -> None:

@@ -61,6 +61,19 @@ def server_tokens(raw: str) -> dict[str, str]:
     return {name: token for name, token in tokens.items() if name and token}
 
 
+def one_user_per_token(tokens: dict[str, str], setting: str) -> None:
+    """Refuse two users with one token (user name → token): whoever holds it would be
+    taken for one of them."""
+    holders: dict[str, str] = {}
+    for name, token in tokens.items():
+        if token in holders:
+            raise ConfigurationError(
+                f"{setting}: {holders[token]!r} and {name!r} have the same token — give each "
+                "user their own, or one of them is taken for the other."
+            )
+        holders[token] = name
+
+
 def _unauthorized(detail: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(
         status_code=401, detail=detail, headers={"WWW-Authenticate": "Bearer"}
@@ -75,6 +88,13 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
         raise _unauthorized(
             f"This server accepts no callers yet: its operator sets {TOKENS_ENV} (user=token,...)."
         )
+    try:
+        one_user_per_token(tokens, TOKENS_ENV)
+    except ConfigurationError as exc:
+        log.error("%s", exc)  # the names are the operator's to read, not a caller's
+        raise _unauthorized(
+            "This server's tokens are set wrong (two users share one): ask its operator."
+        ) from None
     scheme, _, token = (authorization or "").strip().partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise _unauthorized(

@@ -23,7 +23,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 
 from ponder.core.errors import ConfigurationError
-from ponder.interfaces.langgraph_auth import server_tokens
+from ponder.interfaces.langgraph_auth import one_user_per_token, server_tokens
 from ponder.settings.keys import Secret, Secrets
 from ponder.settings.machine import Machine
 
@@ -52,11 +52,19 @@ class UserTokens:
 
 
 def mcp_users(secrets: Secrets) -> dict[str, str]:
-    """Token → user name, from PONDER_MCP_TOKENS and PONDER_MCP_TOKEN (empty: none set)."""
-    users = {token: name for name, token in server_tokens(secrets.get(TOKENS_ENV) or "").items()}
+    """Token → user name, from PONDER_MCP_TOKENS and PONDER_MCP_TOKEN (empty: none set).
+    A user named ``shared`` (who would see the shared token's runs) or two users with one
+    token are refused."""
+    named = server_tokens(secrets.get(TOKENS_ENV) or "")
+    if SHARED in named:
+        raise ConfigurationError(
+            f"{TOKENS_ENV} names a user {SHARED!r}, the name the runs of {TOKEN_ENV}'s holders "
+            "are kept under: give that user another name."
+        )
     if shared := secrets.get(TOKEN_ENV):
-        users[shared] = SHARED
-    return users
+        named[SHARED] = shared
+    one_user_per_token(named, f"{TOKENS_ENV}, {TOKEN_ENV}")
+    return {token: name for name, token in named.items()}
 
 
 def caller() -> str:

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from ponder.core.errors import ConfigurationError
-from ponder.interfaces.langgraph_auth import server_tokens
+from ponder.interfaces.langgraph_auth import one_user_per_token, server_tokens
 from ponder.interfaces.mcp.http import LOOPBACK
 from ponder.settings.keys import Secrets
 
@@ -47,12 +47,8 @@ def users(secrets: Secrets) -> dict[str, User]:
             "PONDER_UI_TOKEN)."
         )
     operator_token = secrets.get("PONDER_UI_TOKEN")
-    tokens = [*callers.values(), *([operator_token] if operator_token else [])]
-    if len(set(tokens)) < len(tokens):
-        raise ConfigurationError(
-            "Two users of `ponder ui` have the same token (PONDER_UI_TOKEN, PONDER_UI_TOKENS): "
-            "give each their own, or one would be taken for the other."
-        )
+    everyone = {**callers, **({OPERATOR: operator_token} if operator_token else {})}
+    one_user_per_token(everyone, "PONDER_UI_TOKENS, PONDER_UI_TOKEN")
     known = {token: User(name, False) for name, token in callers.items()}
     if operator_token:
         known[operator_token] = User(OPERATOR, True)
