@@ -36,8 +36,9 @@ class User:
 
 def users(secrets: Secrets) -> dict[str, User]:
     """Token → user, from the keys the environment holds (empty: no token is needed on
-    loopback). A user named as the operator's runs are owned, or two users with one token,
-    is refused: the one would see the operator's runs, the other be taken for someone else."""
+    loopback). A caller named ``operator`` (the name the operator's runs are kept under)
+    would see the operator's runs, and of two users with one token one is taken for the
+    other: both are refused."""
     raw = secrets.get("PONDER_UI_TOKENS") or ""
     callers = server_tokens(raw)
     if OPERATOR in callers:
