@@ -19,6 +19,13 @@ _BUILD_LOCKS: dict[str, threading.Lock] = {}
 _BUILD_GUARD = threading.Lock()
 
 
+# One matrix file opened at a time in this process: numpy reads an .npy header with
+# ast.literal_eval, and CPython 3.11's AST constructor keeps its recursion depth per
+# interpreter, not per thread, so two threads parsing at once can fail with "SystemError:
+# AST constructor recursion depth mismatch" (seen with two searches opening their matrices).
+OPEN_LOCK = threading.Lock()
+
+
 def build_lock(db_path: Path) -> threading.Lock:
     """One matrix build at a time per index in this process (each search instance of a
     run has its own connection to the same file)."""

@@ -28,6 +28,7 @@ from ponder.core.errors import ModelCallError
 from ponder.services.search.local.embeddings import BATCH, Embedder, same_model
 from ponder.services.search.local.indexer import deferred_interrupt
 from ponder.services.search.local.matrix_files import (
+    OPEN_LOCK,
     build_lock,
     matrix_paths,
     partial_path,
@@ -231,7 +232,8 @@ class VectorStore:
                     return self._read_table()
                 remove_stale(self.db_path, matrix_file, ids_file)
         try:
-            return np.load(matrix_file, mmap_mode="r"), np.load(ids_file)
+            with OPEN_LOCK:
+                return np.load(matrix_file, mmap_mode="r"), np.load(ids_file)
         except (OSError, ValueError):  # removed or damaged meanwhile: the table still knows
             return self._read_table()
 
