@@ -69,7 +69,20 @@ def _ranks(pages: list[str], gold: tuple[str, ...]) -> int | None:
     return max(places) if len(places) == len(gold) else None
 
 
-READ = 5  # results round 1 reads of the question's own search (results_per_query's default)
+def _results_read() -> int:
+    """How many results round 1 reads of the question's own search: results_per_query's
+    default."""
+    from ponder.settings.research_loop import ResearchLoop
+
+    return int(ResearchLoop.model_fields["results_per_query"].default)
+
+
+READ = _results_read()
+
+
+def within(rows: list[dict[str, Any]], method: str, top: int) -> int:
+    """The questions whose every gold page ``method`` ranks within the first ``top``."""
+    return sum(r[method] is not None and r[method] <= top for r in rows)
 
 
 def ceiling(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -82,23 +95,15 @@ def ceiling(rows: list[dict[str, Any]]) -> dict[str, Any]:
             group = [r for r in rows if r["half"] == half and len(r["pages"]) == size]
             out[f"{half}_{name}"] = {
                 "questions": len(group),
-                **{
-                    f"hybrid_within_{k}": sum(
-                        r["hybrid"] is not None and r["hybrid"] <= k for r in group
-                    )
-                    for k in (READ, TOP)
-                },
+                **{f"hybrid_within_{k}": within(group, "hybrid", k) for k in (READ, TOP)},
             }
     return out
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    def within(method: str, top: int) -> int:
-        return sum(r[method] is not None and r[method] <= top for r in rows)
-
     return {
         "questions": len(rows),
-        **{f"{m}_at_{k}": within(m, k) for m in METHODS for k in (3, TOP)},
+        **{f"{m}_at_{k}": within(rows, m, k) for m in METHODS for k in (3, TOP)},
         "lost_by_hybrid": [
             r["text"]
             for r in rows

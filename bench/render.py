@@ -178,7 +178,7 @@ def heldout_retrieval_table(retrieval: dict[str, Any] | None) -> list[str]:
 
 def heldout_ceiling_table(retrieval: dict[str, Any]) -> list[str]:
     """How many questions a report could cite at most by quoting what the question's own
-    hybrid search finds: every gold page within the 5 results round 1 reads, or within 10."""
+    hybrid search finds: every gold page within the results round 1 reads, or within ``TOP``."""
     from heldout_retrieval import READ, TOP, ceiling
 
     rows = [
@@ -193,9 +193,9 @@ def heldout_ceiling_table(retrieval: dict[str, Any]) -> list[str]:
     header = ["half", "gold pages", f"within {READ} (read in round 1)", f"within {TOP}"]
     intro = (
         "How far the question's own hybrid search reaches, per half and number of gold "
-        "pages: every gold page within the 5 results round 1 reads of it, or within 10. From "
-        "that search alone no report could cite more; only the loop's other searches (the "
-        "model's, the question's parts') can add to it."
+        f"pages: every gold page within the {READ} results round 1 reads of it, or within "
+        f"{TOP}. From that search alone no report could cite more; only the loop's other "
+        "searches (the model's, the question's parts') can add to it."
     )
     return ["", intro, "", *table(header, rows)]
 
