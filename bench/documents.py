@@ -49,8 +49,7 @@ def rate(count: float, seconds: float) -> float:
 
 def html_extractors(folder: Path) -> dict[str, Any]:
     """Extraction alone, one process, the same files for each extractor."""
-    from ponder.services.search.local.files import page_text
-    from ponder.services.text.extraction import html_to_text
+    from ponder.services.text.extraction import html_to_text, page_text
 
     pages = [f.read_text(encoding="utf-8") for f in sorted((folder / "html").iterdir())]
     figures: dict[str, Any] = {}

@@ -99,7 +99,7 @@ def test_an_interrupted_run_keeps_what_it_indexed_and_the_next_one_finishes(
 
 
 def test_local_html_keeps_the_text_in_paragraphs_and_drops_page_furniture() -> None:
-    from ponder.services.search.local.files import page_text
+    from ponder.services.text.extraction import page_text
 
     markup = (
         "<html><head><title>T</title><style>p {color: red}</style></head><body>"
@@ -184,7 +184,7 @@ def _files_stored(cache: Path) -> int:
 
 
 def test_code_in_local_html_keeps_its_lines_and_indentation() -> None:
-    from ponder.services.search.local.files import page_text
+    from ponder.services.text.extraction import page_text
 
     markup = (
         "<body><p>Read a file:</p><pre><span class='k'>with</span> open(path) as f:\n"

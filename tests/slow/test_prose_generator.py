@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support import python_docs
 
-from ponder.services.search.local.files import read_document
+from ponder.services.search.local.formats import read_document
 from ponder.testing.prose import GeneratedReport, generate, misdirect, render, tokens
 from ponder.testing.prose.model import contains
 from ponder.testing.prose.score import cited_segments
@@ -48,7 +48,7 @@ def test_every_sentence_is_the_documentation_s_own_and_the_run_can_read_it(
     for report in reports[:12]:
         paths = report.write_pages(tmp_path / str(report.seed))
         # As ponder's own reader reads the written page, and as Debian's page has it.
-        read = [tokens(read_document(p, p.read_bytes()).text) for p in paths]
+        read = [tokens(read_document(p.suffix, p.read_bytes(), p.stem).text) for p in paths]
         # Debian's page, its words run together (block boundaries there have no spaces).
         debian = [(docs / f"{e.page.name}.html").read_text("utf-8") for e in report.pages]
         original = ["".join(tokens(inline_text(html))) for html in debian]

@@ -45,13 +45,13 @@ def indexes_on_disk(tmp_path: Path) -> list[Path]:
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files read (and so embedded) from now on."""
     read: list[str] = []
-    real = reading.extract
+    real = reading._read  # what sends a file to a parsing worker
 
     def counted(job: reading.Job) -> reading.Extracted:
         read.append(job.path)
         return real(job)
 
-    monkeypatch.setattr(reading, "extract", counted)
+    monkeypatch.setattr(reading, "_read", counted)
     return read
 
 

@@ -123,11 +123,16 @@ def test_bad_files_are_skipped_with_a_warning(corpus: Path) -> None:
     assert "latin1.md: not UTF-8 text" in joined
     assert "broken.pdf: unreadable PDF" in joined
     assert "empty.pdf: the PDF has no extractable text" in joined
-    # An unchanged bad file is not read, or warned about, again.
+    # An unchanged bad file is not read, or warned about, again; it is still listed.
     warnings.clear()
-    assert (
-        index([corpus], warn=warnings.append, cache_dir=cache_dir()).skipped == 0 and warnings == []
-    )
+    again = index([corpus], warn=warnings.append, cache_dir=cache_dir())
+    assert again.indexed == 0 and again.skipped == 4 and warnings == []
+    assert {Path(path).name for path, _ in again.skipped_files} == {
+        "binary.txt",
+        "latin1.md",
+        "broken.pdf",
+        "empty.pdf",
+    }
     assert index_status([corpus], cache_dir=cache_dir()).skipped_files == 4
 
 

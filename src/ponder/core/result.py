@@ -29,6 +29,10 @@ class SourceRef(BaseModel):
     origin: str = "web"
     passages: list[str] = Field(default_factory=list, description="What was actually read.")
     locations: list[str] = Field(default_factory=list)
+    authors: list[str] = Field(
+        default_factory=list, description="Who wrote it, as the document's metadata says."
+    )
+    date: str | None = Field(default=None, description="When, as ISO 8601 (2021-03-04).")
 
 
 class Citation(BaseModel):
@@ -171,6 +175,8 @@ def report_sources(registry: list[Source], cited: list[Source]) -> list[SourceRe
                 origin=source["origin"],
                 passages=list(source["passages"]),
                 locations=list(source.get("locations") or []),
+                authors=list(source.get("authors") or []),
+                date=source.get("date"),
             )
         )
     return refs

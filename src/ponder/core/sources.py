@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import (
+    Any,
+    NotRequired,  # pydantic (Studio schemas) needs it on 3.11
+)
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from typing_extensions import TypedDict  # pydantic (Studio schemas) needs it on 3.11
+from typing_extensions import TypedDict
 
 _TRACKING = ("utm_", "fbclid", "gclid", "mc_", "ref_src")
 MAX_PASSAGES = 6
@@ -21,6 +24,16 @@ class Source(TypedDict):
     origin: str  # "web" or "local"
     passages: list[str]
     locations: list[str]
+    authors: NotRequired[list[str]]  # as the document's own metadata names them
+    date: NotRequired[str | None]  # ISO 8601
+
+
+def byline(source: Source) -> str:
+    """ "Ada Lovelace, Charles Babbage (1843)": who wrote a source and when, as far as known."""
+    authors = list(source.get("authors") or [])
+    names = ", ".join(authors[:3]) + (" et al." if len(authors) > 3 else "")
+    date = source.get("date") or ""
+    return f"{names} ({date})" if names and date else names or (f"({date})" if date else "")
 
 
 def source_key(url: str) -> str:

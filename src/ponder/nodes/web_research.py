@@ -167,6 +167,8 @@ def _register(
                     origin=result.origin,
                     passages=[text],
                     locations=[result.location or ""],
+                    authors=list(result.authors),
+                    date=result.date,
                 )
             )
             unseen = [p for p in finding_pieces(text) if piece_digest(p) not in summarized]

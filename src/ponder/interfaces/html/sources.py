@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 
 from ponder.core.result import Citation, Report, SourceRef
+from ponder.core.sources import byline
 
 
 def sources_section(sources: list[SourceRef], citations: list[Citation]) -> str:
@@ -25,6 +26,8 @@ def _source_item(source: SourceRef, citations: list[Citation]) -> str:
     # Two passages picked from one search hit share its location: name it once.
     locations = ", ".join(html.escape(loc) for loc in dict.fromkeys(source.locations) if loc)
     origin = html.escape(source.origin) + (f" · {locations}" if locations else "")
+    by = html.escape(byline(source.model_dump()))  # type: ignore[arg-type]
+    link += f' <span class="byline">{by}</span>' if by else ""
     spans = [(c.passage, c.start, c.end) for c in citations if c.number == source.number]
     passages = (
         "\n".join(

@@ -27,6 +27,10 @@ class SearchResult(BaseModel):
     location: str | None = Field(
         None, description="Where the passage sits in a local file, e.g. 'chars 1200-2400'."
     )
+    authors: list[str] = Field(
+        default_factory=list, description="Who wrote it, as the file's own metadata says."
+    )
+    date: str | None = Field(default=None, description="When, as ISO 8601 (2021-03-04).")
 
     @property
     def text(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from ponder.core.sources import Source
+from ponder.core.sources import Source, byline
 
 Check = Callable[[str], str | None]  # a reason to reject a text, or None
 
@@ -82,7 +82,8 @@ def sources_section(cited: list[Source]) -> str:
     lines = ["## Sources", ""]
     for source in cited:
         title = source["title"] or source["url"]
-        lines.append(f"{source['number']}. {title} — {source['url']}")
+        by = byline(source)
+        lines.append(f"{source['number']}. {title}{f' — {by}' if by else ''} — {source['url']}")
     return "\n".join(lines) + "\n"
 
 

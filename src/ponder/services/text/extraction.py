@@ -147,6 +147,22 @@ def pdf_pages(data: bytes, max_pages: int = PDF_PAGES, max_chars: int = PDF_CHAR
         document.close()
 
 
+def pdf_metadata(data: bytes) -> dict[str, str]:
+    """The PDF's document information (Title, Author, CreationDate…); {} when unreadable."""
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError:
+        return {}
+    try:
+        return {k: v for k, v in document.get_metadata_dict().items() if isinstance(v, str)}
+    except pdfium.PdfiumError:
+        return {}
+    finally:
+        document.close()
+
+
 def _page_text(document: Any, number: int) -> str:
     page = document[number]
     try:

@@ -1,22 +1,23 @@
-"""Finding and reading your documents: Markdown, text, reStructuredText, HTML and PDF.
+"""Finding your documents: every file under the roots that a reader knows how to read, and
+a count of what is left out and why (nothing is dropped without a word).
 
-Reading is separate from indexing so each stays small: this module turns files into plain
-text (with page offsets for PDFs) or says, through ``SkipFile``, why a file cannot be read.
+Reading them is :mod:`.reading`'s (in the parsing workers) and each format's reader's
+(:mod:`.formats`).
 """
 
 from __future__ import annotations
 
 import os
-import re
+import stat
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ponder.services.text.extraction import html_title, page_text, pdf_pages
+from ponder.services.search.local.formats import suffixes
 
 Warn = Callable[[str], None]
-
-SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf"})
+NOT_REGULAR = "not a regular file (a named pipe, a socket or a device)"
 
 
 def _ignore(_: str) -> None:
@@ -24,14 +25,14 @@ def _ignore(_: str) -> None:
 
 
 @dataclass
-class Document:
-    title: str
-    text: str
-    page_starts: list[int] = field(default_factory=list)
+class Found:
+    """What a walk over the roots found: the files to index, with (mtime_ns, size), and
+    what it left out."""
 
-
-class SkipFile(Exception):
-    """A file that cannot be indexed; the message says why."""
+    files: dict[str, tuple[int, int]] = field(default_factory=dict)
+    unknown: Counter[str] = field(default_factory=Counter)  # suffix → files of no known type
+    irregular: set[str] = field(default_factory=set)  # of files: pipes, sockets, devices
+    left_out: int = 0  # hidden entries and links out of the folder (docs_hidden_and_symlinks)
 
 
 def discover(
@@ -40,111 +41,79 @@ def discover(
     *,
     hidden: bool = False,
     folders: Sequence[Path] | None = None,
-) -> dict[str, tuple[int, int]]:
-    """Every supported file under the roots, with (mtime_ns, size).
+) -> Found:
+    """Every file of a known type under the roots, and what was left out.
 
     Hidden entries below a root (a name starting with "."), and symlinks that lead out of
-    their folder (``folders``, else the roots) or into a hidden entry, are skipped unless
+    their folder (``folders``, else the roots) or into a hidden entry, are left out unless
     ``hidden`` (the operator's ``docs_hidden_and_symlinks``): a folder shared with callers
     often holds a ``.git`` or an editor's ``.env`` beside the documents, and a link to
     ``~/.ssh`` or ``/etc`` would serve what the operator never offered. A root the user
     names is read as named. Symlinked folders are not followed (a link loop would never
-    end).
+    end). Only regular files are taken: a named pipe called ``notes.txt`` would hold a
+    reader forever.
     """
-    found: dict[str, tuple[int, int]] = {}
+    found = Found()
+    known = suffixes()
     bounds = [str(folder) for folder in folders or roots]
     for root in roots:
         if root.is_file():
-            if root.suffix.lower() not in SUFFIXES:
-                warn(f"Skipped {root}: unsupported file type (use {', '.join(sorted(SUFFIXES))}).")
-            else:
+            if root.suffix.lower() in known:
                 _add(found, str(root))
+            else:
+                found.unknown[_suffix(root.name)] += 1
+                warn(f"Skipped {root}: {unknown_type(root.name)}.")
             continue
         if not root.is_dir():
-            warn(f"Document path {root} does not exist.")
+            if os.path.lexists(root):
+                _add(found, str(root))
+            else:
+                warn(f"Document path {root} does not exist.")
             continue
         for folder, dirs, names in os.walk(root):
             if not hidden:
-                dirs[:] = [d for d in dirs if not d.startswith(".")]
+                kept = [d for d in dirs if not d.startswith(".")]
+                found.left_out += len(dirs) - len(kept)
+                dirs[:] = kept
             for name in names:
                 if name.startswith(".") and not hidden:
+                    found.left_out += 1
                     continue
-                if os.path.splitext(name)[1].lower() not in SUFFIXES:
+                if os.path.splitext(name)[1].lower() not in known:
+                    found.unknown[_suffix(name)] += 1
                     continue
                 path = os.path.join(folder, name)
-                if hidden or not os.path.islink(path) or _leads_inside(path, bounds):
+                if hidden or not os.path.islink(path) or leads_inside(path, bounds):
                     _add(found, path)
+                else:
+                    found.left_out += 1
     return found
 
 
-def _leads_inside(link: str, folders: list[str]) -> bool:
-    """Whether a symlink's target lies in one of the folders, in no hidden entry there."""
-    target = os.path.realpath(link)
+def leads_inside(path: str, folders: Sequence[str]) -> bool:
+    """Whether ``path``, its links followed, is one of ``folders`` or lies in one, in no
+    hidden entry there."""
+    target = os.path.realpath(path)
     for folder in folders:
-        inside = os.path.relpath(target, folder).split(os.sep)
-        if inside[0] != ".." and not any(part.startswith(".") for part in inside):
+        inside = os.path.relpath(target, os.path.realpath(folder)).split(os.sep)
+        if inside == ["."] or (inside[0] != ".." and not any(p.startswith(".") for p in inside)):
             return True
     return False
 
 
-def _add(found: dict[str, tuple[int, int]], path: str) -> None:
+def unknown_type(name: str) -> str:
+    return f"unknown type ({_suffix(name)}; ponder reads {', '.join(sorted(suffixes()))})"
+
+
+def _suffix(name: str) -> str:
+    return os.path.splitext(name)[1].lower() or "(no suffix)"
+
+
+def _add(found: Found, path: str) -> None:
     try:
         info = os.stat(path)
     except OSError:
         return
-    found[path] = (info.st_mtime_ns, info.st_size)
-
-
-def read_document(path: Path, data: bytes) -> Document:
-    """Extract a document's title and text; SkipFile when it cannot be read as text."""
-    suffix = path.suffix.lower()
-    if suffix == ".pdf":
-        return _read_pdf(path, data)
-    if b"\x00" in data[:8192]:
-        raise SkipFile("binary content")
-    text = _decode(data, html=suffix in (".html", ".htm"))
-    if suffix in (".html", ".htm"):
-        return Document(html_title(text) or path.stem, page_text(text))
-    return Document(_text_title(text, suffix) or path.stem, text)
-
-
-def _read_pdf(path: Path, data: bytes) -> Document:
-    try:
-        pages = pdf_pages(data)
-    except ValueError as exc:
-        raise SkipFile(str(exc)) from None
-    starts, parts, offset = [], [], 0
-    for page in pages:
-        starts.append(offset)
-        parts.append(page)
-        offset += len(page) + 2
-    text = "\n\n".join(parts)
-    if not text.strip():
-        raise SkipFile("the PDF has no extractable text (scanned images?)")
-    return Document(path.stem, text, starts)
-
-
-def _decode(data: bytes, html: bool) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    declared = re.search(rb"charset=[\"']?([\w-]+)", data[:4096]) if html else None
-    if declared:
-        try:
-            return data.decode(declared.group(1).decode())
-        except (LookupError, UnicodeDecodeError):
-            pass
-    raise SkipFile("not UTF-8 text")
-
-
-def _text_title(text: str, suffix: str) -> str | None:
-    lines = text.lstrip().splitlines()[:40]
-    for i, line in enumerate(lines):
-        if suffix in (".md", ".markdown") and line.startswith("# "):
-            return line[2:].strip() or None
-        underline = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        is_heading = len(set(underline)) == 1 and underline[0] in "=-#*~^"
-        if suffix == ".rst" and line.strip() and is_heading:
-            return line.strip()
-    return None
+    found.files[path] = (info.st_mtime_ns, info.st_size)
+    if not stat.S_ISREG(info.st_mode):
+        found.irregular.add(path)  # skipped unopened, and remembered as skipped

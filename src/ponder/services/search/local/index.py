@@ -17,12 +17,12 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ponder.services.search.base import SearchResult
 from ponder.services.search.local.embeddings import Embedder
-from ponder.services.search.local.files import discover
+from ponder.services.search.local.files import Found, discover
 from ponder.services.search.local.indexer import Indexer, IndexStats, deferred_interrupt
 from ponder.services.search.local.ranking import Ranking, Warn
 from ponder.services.search.local.results import search
@@ -32,12 +32,15 @@ from ponder.settings.paths import ensure
 
 Progress = Callable[[int, int], None]
 
-SCHEMA_VERSION = 1
+# What the readers make of a file changed (new formats, metadata kept): an index written
+# by older readers reads every file again once, then goes on incrementally.
+READERS_VERSION = "2"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (
     id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, mtime_ns INTEGER NOT NULL,
-    size INTEGER NOT NULL, hash TEXT NOT NULL, title TEXT NOT NULL, skipped TEXT
+    size INTEGER NOT NULL, hash TEXT NOT NULL, title TEXT NOT NULL, skipped TEXT,
+    authors TEXT, date TEXT, part TEXT
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, start INTEGER NOT NULL,
@@ -76,6 +79,8 @@ class IndexStatus:
     passages: int
     embed_model: str | None = None  # the model the stored vectors come from
     embedded: int = 0  # passages with a vector
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # each with its reason
+    unknown_types: dict[str, int] = field(default_factory=dict)  # suffix → files
 
 
 def resolve_roots(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -123,7 +128,7 @@ class LocalIndex:
         if db_path is None and cache_dir is None:
             raise TypeError("LocalIndex needs the cache folder (cache_dir) or a db_path")
         self.roots = resolve_roots(paths)
-        self.scope = scope_within(self.roots, resolve_roots(scope or []))
+        self.scope = scope_within(self.roots, resolve_roots(scope or []), not hidden)
         self.hidden = hidden
         self._warn = warn or _ignore
         self._lock = threading.Lock()
@@ -156,6 +161,7 @@ class LocalIndex:
         conn.execute(
             "INSERT OR IGNORE INTO meta VALUES ('roots', ?)", ("\n".join(map(str, self.roots)),)
         )
+        _upgrade(conn)
         conn.commit()
         return conn
 
@@ -173,7 +179,7 @@ class LocalIndex:
         """
         started = time.perf_counter()
         with _index_lock(self.db_path), self._lock:
-            indexer = Indexer(self._conn, warn or self._warn, workers)
+            indexer = Indexer(self._conn, warn or self._warn, workers, self._bounds())
             stats = indexer.run(self._discover(warn or self._warn), progress, self.scope)
         stats.seconds = time.perf_counter() - started
         return stats
@@ -187,13 +193,19 @@ class LocalIndex:
                 self.vectors.refresh_matrix()
         return stats
 
-    def _discover(self, warn: Warn = _ignore) -> dict[str, tuple[int, int]]:
+    def _discover(self, warn: Warn = _ignore) -> Found:
         wanted = [Path(p) for p in self.scope.paths] if self.scope else self.roots
         return discover(wanted, warn, hidden=self.hidden, folders=self.roots)
 
+    def _bounds(self) -> tuple[str, ...] | None:
+        """Where a file opened for indexing must lie: in the index's folders. A part of it
+        (a ``scope``) is narrower still when searched (:meth:`.scope.Scope.admits`)."""
+        return None if self.hidden else tuple(str(p) for p in self.roots)
+
     def status(self) -> IndexStatus:
-        """Indexed, stale (new, changed or deleted) and skipped file counts."""
-        found = self._discover()
+        """Indexed, stale (new, changed or deleted) and skipped files, and what is left out."""
+        discovered = self._discover()
+        found = discovered.files
         where, params = self.scope.where() if self.scope else ("1", ())
         with self._lock:
             rows = self._conn.execute(
@@ -205,9 +217,17 @@ class LocalIndex:
         known = {path: (mtime, size) for path, mtime, size, _ in rows}
         stale = sum(1 for path, sig in found.items() if known.get(path) != sig)
         stale += sum(1 for path in known if path not in found)
-        skipped = sum(1 for *_, reason in rows if reason)
+        skipped = sorted((path, reason) for path, *_, reason in rows if reason)
         return IndexStatus(
-            self.db_path, len(rows) - skipped, stale, skipped, passages, embed_model, embedded
+            self.db_path,
+            len(rows) - len(skipped),
+            stale,
+            len(skipped),
+            passages,
+            embed_model,
+            embedded,
+            skipped,
+            dict(discovered.unknown.most_common()),
         )
 
     def search(
@@ -222,6 +242,18 @@ class LocalIndex:
         passages (:func:`.results.search` says how they are chosen)."""
         with self._lock:
             return search([self.ranking], query, max_results, per_file, query_vector, embed_model)
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """An index of older readers: the metadata columns added, every file to be read again."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(files)")}
+    for column in ("authors", "date", "part"):
+        if column not in columns:
+            conn.execute(f"ALTER TABLE files ADD COLUMN {column} TEXT")
+    row = conn.execute("SELECT value FROM meta WHERE key = 'readers'").fetchone()
+    if row is None or row[0] != READERS_VERSION:
+        conn.execute("UPDATE files SET mtime_ns = -1, hash = ''")  # read again, not trusted
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('readers', ?)", (READERS_VERSION,))
 
 
 def _reason(exc: BaseException) -> str:

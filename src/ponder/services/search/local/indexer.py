@@ -1,7 +1,9 @@
 """One incremental indexing pass: read new or changed files, cut passages, write FTS5 rows.
 
 Only files whose mtime or size changed are read; a file whose content hash is unchanged is
-only re-stamped. Unreadable, oversized and unsupported files are skipped with a warning.
+only re-stamped. Unreadable, oversized, hostile and unknown files are skipped, each with its
+reason (the first few as warnings, all of them in the stats; unknown types counted by
+suffix).
 Files are read by :mod:`.reading` (in worker processes when that pays); every SQLite
 write stays in the calling thread. Work is committed in batches, so an interrupted run
 keeps what it indexed and the next run goes on from there.
@@ -16,9 +18,10 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from ponder.services.search.local.files import Found
 from ponder.services.search.local.reading import Extracted, Job, extracted, pool_size
 from ponder.services.search.local.scope import Scope
 
@@ -42,6 +45,12 @@ class IndexStats:
     passages: int = 0
     seconds: float = 0.0
     workers: int = 1
+    # Each file skipped (by this run or before, unchanged since), with why; files of unknown
+    # types, counted by suffix;
+    # hidden entries and links out of the folder left out (docs_hidden_and_symlinks).
+    skipped_files: list[tuple[str, str]] = field(default_factory=list)
+    unknown_types: dict[str, int] = field(default_factory=dict)
+    left_out: int = 0
 
 
 @contextmanager
@@ -67,24 +76,32 @@ def deferred_interrupt() -> Iterator[Callable[[], bool]]:
 class Indexer:
     """One incremental indexing pass over a connection (caller holds the locks)."""
 
-    def __init__(self, conn: sqlite3.Connection, warn: Warn, workers: int | None = None) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        warn: Warn,
+        workers: int | None = None,
+        bounds: tuple[str, ...] | None = None,
+    ) -> None:
         self.conn = conn
         self.warn = warn
         self.workers = workers  # None: one per core when there is enough to read
+        self.bounds = bounds  # where an opened file must lie (None: anywhere)
         self.stats = IndexStats()
         self.stored = 0  # files read and stored by this run
+        self.newly_skipped = 0  # of those, the files skipped (each warned about, up to ten)
         self.next_chunk = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
         self.chunk_rows: list[tuple[int, int, int, int, int | None]] = []
         self.fts_rows: list[tuple[int, str, str]] = []
 
     def run(
-        self,
-        found: dict[str, tuple[int, int]],
-        progress: Progress | None,
-        scope: Scope | None = None,
+        self, discovered: Found, progress: Progress | None, scope: Scope | None = None
     ) -> IndexStats:
-        """Bring the index in line with ``found``: the files of the whole index, or of the
-        ``scope`` they were found in (files outside it are neither read nor forgotten)."""
+        """Bring the index in line with the files ``discovered``: those of the whole index,
+        or of the ``scope`` they were found in (files outside it are neither read nor
+        forgotten)."""
+        found = discovered.files
+        self._left_out(discovered)
         known = {
             row[0]: row[1:]
             for row in self.conn.execute("SELECT path, id, mtime_ns, size, hash FROM files")
@@ -102,7 +119,9 @@ class Indexer:
             if previous is not None and tuple(previous[1:3]) == signature:
                 self.stats.unchanged += 1
             else:
-                jobs.append(Job(path, signature, previous[3] if previous else None, MAX_FILE_BYTES))
+                known_hash = previous[3] if previous else None
+                regular = path not in discovered.irregular
+                jobs.append(Job(path, signature, known_hash, MAX_FILE_BYTES, self.bounds, regular))
         self.stats.workers = pool_size(jobs, self.workers)
         results = extracted(jobs, self.stats.workers)
         try:
@@ -117,9 +136,26 @@ class Indexer:
             results.close()  # stops the pool now, not when the traceback is collected
             self._flush()
             self.conn.commit()
-        if self.stats.skipped > _MAX_WARNINGS:
-            self.warn(f"…and {self.stats.skipped - _MAX_WARNINGS} more files skipped.")
+        if self.newly_skipped > _MAX_WARNINGS:
+            self.warn(f"…and {self.newly_skipped - _MAX_WARNINGS} more files skipped.")
+        self._all_skipped(scope)
         return self.stats
+
+    def _all_skipped(self, scope: Scope | None) -> None:
+        """Every file of the index (or scope) that stays skipped, the earlier ones too: a
+        file skipped once is not read (or warned about) again until it changes."""
+        where, params = scope.where("path") if scope else ("1", ())
+        rows = self.conn.execute(
+            f"SELECT path, skipped FROM files WHERE skipped IS NOT NULL AND {where} ORDER BY path",
+            params,
+        ).fetchall()
+        self.stats.skipped_files = [(path, reason) for path, reason in rows]
+        self.stats.skipped = len(rows)
+
+    def _left_out(self, discovered: Found) -> None:
+        """What discovery did not take, counted (``ponder index`` and doctor show it)."""
+        self.stats.unknown_types = dict(discovered.unknown.most_common())
+        self.stats.left_out = discovered.left_out
 
     def _store_all(
         self,
@@ -157,6 +193,10 @@ class Indexer:
             self.stats.unchanged += 1
             return
         file_id = self._upsert(job.path, job.signature, result.digest, result.title, None, previous)
+        self.conn.execute(
+            "UPDATE files SET authors = ?, date = ?, part = ? WHERE id = ?",
+            ("\n".join(result.authors) or None, result.date, result.part, file_id),
+        )
         for start, end in result.spans:
             page = bisect.bisect_right(result.page_starts, start) or None
             self.chunk_rows.append((self.next_chunk, file_id, start, end, page))
@@ -176,8 +216,8 @@ class Indexer:
     ) -> None:
         # Remembered as skipped so an unchanged bad file is not re-read (or re-warned) later.
         self._upsert(path, signature, digest, Path(path).stem, reason, previous)
-        self.stats.skipped += 1
-        if self.stats.skipped <= _MAX_WARNINGS:
+        self.newly_skipped += 1
+        if self.newly_skipped <= _MAX_WARNINGS:
             self.warn(f"Skipped {path}: {reason}.")
 
     def _upsert(
@@ -220,3 +260,11 @@ class Indexer:
             )
             self.stats.passages += len(self.chunk_rows)
             self.chunk_rows, self.fts_rows = [], []
+
+
+def unknown_summary(counts: dict[str, int]) -> str:
+    """``{".jpg": 12, ".zip": 3}`` → "12 .jpg, 3 .zip" (the commonest first, ten at most)."""
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"{n} {suffix}" for suffix, n in ordered[:10])
+    rest = sum(n for _, n in ordered[10:])
+    return shown + (f" and {rest} more" if rest else "")

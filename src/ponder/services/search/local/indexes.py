@@ -121,6 +121,10 @@ class FolderIndexes:
                 setattr(total, name, getattr(total, name) + getattr(stats, name))
             total.seconds += stats.seconds
             total.workers = max(total.workers, stats.workers)
+            total.skipped_files += stats.skipped_files
+            total.left_out += stats.left_out
+            for suffix, count in stats.unknown_types.items():
+                total.unknown_types[suffix] = total.unknown_types.get(suffix, 0) + count
         return total
 
     def embed(self, embedder: Embedder, progress: Progress | None = None) -> EmbedStats:
@@ -141,6 +145,9 @@ class FolderIndexes:
         for status in each:
             for name in ("indexed_files", "stale_files", "skipped_files", "passages", "embedded"):
                 setattr(summed, name, getattr(summed, name) + getattr(status, name))
+            summed.skipped += status.skipped
+            for suffix, count in status.unknown_types.items():
+                summed.unknown_types[suffix] = summed.unknown_types.get(suffix, 0) + count
         models = {s.embed_model for s in each if s.passages}
         summed.embed_model = models.pop() if len(models) == 1 else None
         return summed

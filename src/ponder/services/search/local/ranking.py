@@ -44,6 +44,7 @@ SELECT f.title, c.start, c.end, c.page, p.body
 FROM chunks AS c JOIN passages AS p ON p.rowid = c.id JOIN files AS f ON f.id = c.file_id
 WHERE c.id = ?
 """
+_ABOUT = "SELECT authors, date, part FROM files WHERE path = ?"
 _INDEXED_PATHS = "SELECT f.path FROM files AS f WHERE f.skipped IS NULL {and_scope}"
 _FILES_VERSION = "SELECT value FROM meta WHERE key = 'files_version'"  # triggers bump it
 _FILE_OF = "SELECT f.path FROM chunks AS c JOIN files AS f ON f.id = c.file_id WHERE c.id = ?"
@@ -102,6 +103,15 @@ def fts_query(words: Sequence[str]) -> str:
 
 
 @dataclass
+class FileAbout:
+    """A file's own metadata, as its reader found it."""
+
+    authors: list[str] = field(default_factory=list)
+    date: str | None = None
+    part: str = "page"  # what its page numbers count: pages, slides, sheets, chapters
+
+
+@dataclass
 class Candidates:
     """One index's files for a query: BM25's scores (higher better) and, with semantic
     search on, each file's near passages (ids, nearest first) and its nearest similarity."""
@@ -140,6 +150,11 @@ class Ranking:
         near, similarity = self._nearest_by_file(vector, model, limit)
         within = fts_query(cheap) if cheap else ""
         lexical = self._lexical_files(cheap, limit)
+        if self.scope is not None and self.scope.links_bounded:
+            # A link in the part asked for, to a file elsewhere in the folder (an index of
+            # a parent folder holds both): that file is not the caller's to read.
+            lexical = {p: s for p, s in lexical.items() if self.scope.admits(p)}
+            near = {p: ids for p, ids in near.items() if self.scope.admits(p)}
         return Candidates(self, within, cheap, lexical, near, similarity)
 
     def _lexical_files(self, words: list[str], limit: int) -> dict[str, float]:
@@ -215,6 +230,14 @@ class Ranking:
                 if passage is not None:
                     merged.setdefault((passage[1], passage[2]), passage)
         return list(merged.values())[:per_file]
+
+    def about(self, path: str) -> FileAbout:
+        """What a file says of itself: its authors, date, and what its parts are."""
+        row = self._conn.execute(_ABOUT, (path,)).fetchone()
+        if row is None:
+            return FileAbout()
+        authors, date, part = row
+        return FileAbout([a for a in (authors or "").split("\n") if a], date, part or "page")
 
     def _discriminating(self, words: list[str], names: set[str]) -> list[str]:
         """The words that tell files apart.

@@ -1,28 +1,33 @@
-"""Reading documents into passages, HTML and PDF in worker processes.
+"""Reading documents into passages, every file in a parsing worker.
 
-Reading and text extraction (most of an indexing run's time, for HTML and PDF) need no
-database, so they run in ponder's parsing workers (:mod:`ponder.services.text.sandbox`),
-several files at once, while every SQLite write stays with the indexer. A worker has a
-deadline and a memory ceiling per file, so a hostile file (nested a hundred thousand deep,
-a PDF whose pages inflate to gigabytes) is skipped with its reason instead of holding the
-process. A file that cannot be read comes back with the reason it is skipped.
+Reading and text extraction (most of an indexing run's time) need no database, so they run
+in ponder's parsing workers (:mod:`ponder.services.text.sandbox`), several files at once,
+while every SQLite write stays with the indexer. A worker has a deadline and a memory
+ceiling per file, so a hostile file (a zip bomb, XML nested a hundred thousand deep, a PDF
+whose pages inflate to gigabytes, a file on a hung network drive) is skipped with its
+reason instead of holding the process. Plain text goes there too: a file is opened in the
+worker without blocking (a named pipe would never give an end of file), only when it is a
+regular file, and only when what was opened lies where discovery found it (a link swapped
+in since then would lead out of the folder).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ponder.services.search.local.files import SkipFile, read_document
+from ponder.services.search.local.files import NOT_REGULAR, leads_inside
+from ponder.services.search.local.formats import SkipFile, read_document
 from ponder.services.text import sandbox
 from ponder.services.text.passages import chunk_text
 
-# Files a parser reads (in a worker process); plain text needs none and is read here.
-HEAVY_SUFFIXES = (".html", ".htm", ".pdf")
 READ_SECONDS = 60.0  # per file: a thousand-page PDF takes a few seconds
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
 
 @dataclass
@@ -31,6 +36,10 @@ class Job:
     signature: tuple[int, int]
     known_hash: str | None  # the stored content hash, when the file was indexed before
     max_bytes: int
+    # The folders (or named files) the file must lie in once opened; None: anywhere (the
+    # operator's docs_hidden_and_symlinks).
+    bounds: tuple[str, ...] | None = None
+    regular: bool = True  # False: a pipe, socket or device, which is never opened
 
 
 @dataclass
@@ -43,30 +52,93 @@ class Extracted:
     text: str = ""
     spans: list[tuple[int, int]] = field(default_factory=list)
     page_starts: list[int] = field(default_factory=list)
+    part: str = "page"
+    authors: list[str] = field(default_factory=list)
+    date: str | None = None
     skipped: str | None = None
     retry: bool = False  # unreadable now: stored so that the next run tries again
     same_content: bool = False  # touched, not changed
 
 
+class _ReadAgain(SkipFile):
+    """Skipped this time only: the file changed, or moved out of bounds, while it was read."""
+
+
 def extract(job: Job) -> Extracted:
     """Read one file and cut its text into passages (runs in a worker process)."""
-    if job.signature[1] > job.max_bytes:
-        return Extracted(job, skipped=f"larger than {job.max_bytes // (1024 * 1024)} MB")
     try:
-        data = Path(job.path).read_bytes()
+        data = read_bytes(job)
+    except _ReadAgain as exc:
+        return Extracted(job, skipped=str(exc), retry=True)
+    except SkipFile as exc:
+        return Extracted(job, skipped=str(exc))
     except OSError as exc:
         return Extracted(job, skipped=f"cannot read ({exc.strerror or exc})", retry=True)
     digest = hashlib.blake2b(data, digest_size=16).hexdigest()
     if digest == job.known_hash:
         return Extracted(job, digest, same_content=True)
+    path = Path(job.path)
     try:
-        document = read_document(Path(job.path), data)
+        document = read_document(path.suffix, data, path.stem)
     except SkipFile as exc:
         return Extracted(job, digest, skipped=str(exc))
-    except Exception as exc:  # an extractor bug on one odd file must not stop the run
+    except (ValueError, LookupError, RecursionError) as exc:  # a reader's bug on one odd file
         return Extracted(job, digest, skipped=f"unreadable ({type(exc).__name__}: {exc})")
     spans = chunk_text(document.text)
-    return Extracted(job, digest, document.title, document.text, spans, document.page_starts)
+    return Extracted(
+        job,
+        digest,
+        document.title,
+        document.text,
+        spans,
+        document.page_starts,
+        document.part,
+        document.authors,
+        document.date,
+    )
+
+
+def read_bytes(job: Job) -> bytes:
+    """The file's bytes, up to ``job.max_bytes``: opened without blocking, a regular file,
+    within its bounds."""
+    if job.signature[1] > job.max_bytes:
+        raise SkipFile(_too_large(job))
+    descriptor = os.open(job.path, _OPEN_FLAGS)
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise SkipFile(NOT_REGULAR)
+        if job.bounds is not None and not _opened_inside(descriptor, job, info):
+            raise _ReadAgain("it leads out of its folder (a link, put there after it was found)")
+        chunks, left = [], job.max_bytes + 1
+        while left > 0 and (chunk := os.read(descriptor, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(descriptor)
+    if left <= 0:
+        raise SkipFile(_too_large(job))
+    return b"".join(chunks)
+
+
+def _opened_inside(descriptor: int, job: Job, info: os.stat_result) -> bool:
+    """Whether the file opened is one inside the bounds: on Linux the kernel says which
+    file the descriptor is; elsewhere the path's target must be that same file."""
+    assert job.bounds is not None
+    link = f"/proc/self/fd/{descriptor}"
+    if os.path.islink(link):
+        return leads_inside(os.readlink(link), job.bounds)
+    target = os.path.realpath(job.path)
+    try:
+        same = os.stat(target)
+    except OSError:
+        return False
+    identical = (same.st_dev, same.st_ino) == (info.st_dev, info.st_ino)
+    return identical and leads_inside(target, job.bounds)
+
+
+def _too_large(job: Job) -> str:
+    return f"larger than {job.max_bytes // (1024 * 1024)} MB"
 
 
 def extracted(jobs: list[Job], workers: int) -> Generator[Extracted, None, None]:
@@ -79,8 +151,8 @@ def extracted(jobs: list[Job], workers: int) -> Generator[Extracted, None, None]
 
 
 def _read(job: Job) -> Extracted:
-    if not job.path.lower().endswith(HEAVY_SUFFIXES):
-        return extract(job)
+    if not job.regular:  # opening a device can do things (a watchdog starts counting)
+        return Extracted(job, skipped=NOT_REGULAR)
     try:
         return sandbox.run(extract, job, deadline=READ_SECONDS)
     except sandbox.ParseFailed as exc:

@@ -13,7 +13,13 @@ from collections.abc import Sequence
 
 from ponder.services.search.base import SearchResult
 from ponder.services.search.local.fusion import fuse
-from ponder.services.search.local.ranking import Candidates, Passage, Ranking, query_words
+from ponder.services.search.local.ranking import (
+    Candidates,
+    FileAbout,
+    Passage,
+    Ranking,
+    query_words,
+)
 
 DUPLICATE_SHARE = 0.6  # of a passage's word triples found in a better-ranked one
 
@@ -70,7 +76,10 @@ def search(
         best[path] = passages
         if len(best) == max_results:
             break
-    return [_result(path, passages, words) for path, passages in best.items()]
+    return [
+        _result(path, passages, words, owner[path].ranking.about(path))
+        for path, passages in best.items()
+    ]
 
 
 def shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:
@@ -86,13 +95,16 @@ def repeats(passage: set[tuple[str, ...]], earlier: set[tuple[str, ...]]) -> boo
     return smaller > 0 and len(passage & earlier) >= DUPLICATE_SHARE * smaller
 
 
-def _result(path: str, passages: list[Passage], words: Sequence[str]) -> SearchResult:
-    """One file's hit: its best passages in file order, each located."""
+def _result(
+    path: str, passages: list[Passage], words: Sequence[str], about: FileAbout
+) -> SearchResult:
+    """One file's hit: its best passages in file order, each located ("slide 3, chars …"
+    in a deck), with what the file says of its authors and date."""
     title = passages[0][0]
     snippet = _snippet(passages[0][4], words)
     ordered = sorted(passages, key=lambda p: (p[3] or 0, p[1]))
     locations = [
-        f"page {page}, chars {start}-{end}" if page else f"chars {start}-{end}"
+        f"{about.part} {page}, chars {start}-{end}" if page else f"chars {start}-{end}"
         for _, start, end, page, _ in ordered
     ]
     return SearchResult(
@@ -103,6 +115,8 @@ def _result(path: str, passages: list[Passage], words: Sequence[str]) -> SearchR
         origin="local",
         backend="local",
         location="; ".join(locations),
+        authors=about.authors,
+        date=about.date,
     )
 
 

@@ -12,18 +12,30 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from ponder.services.search.local.files import leads_inside
+
 
 class Scope:
-    """The files of an index that lie at or under ``paths`` (absolute, resolved)."""
+    """The files of an index that lie at or under ``paths`` (absolute, resolved).
 
-    def __init__(self, paths: Iterable[Path]) -> None:
+    ``links_bounded`` (unless the operator allows links out, docs_hidden_and_symlinks): a
+    file that is a link is the scope's only when it leads inside the scope too.
+    """
+
+    def __init__(self, paths: Iterable[Path], links_bounded: bool = True) -> None:
         self.paths = sorted({str(p) for p in paths})
+        self.links_bounded = links_bounded
 
     def __repr__(self) -> str:
         return f"Scope({self.paths!r})"
 
     def contains(self, path: str) -> bool:
         return any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in self.paths)
+
+    def admits(self, path: str) -> bool:
+        """Whether a file of the scope may be read through it: not a link, or one that
+        leads inside the scope (checked now: a link swapped since indexing is seen)."""
+        return not os.path.islink(path) or leads_inside(path, self.paths)
 
     def where(self, column: str = "f.path") -> tuple[str, tuple[str, ...]]:
         """An SQL condition on ``column`` and its parameters."""
@@ -35,9 +47,11 @@ class Scope:
         return "(" + " OR ".join(parts) + ")", tuple(params)
 
 
-def scope_within(roots: Iterable[Path], wanted: Iterable[Path]) -> Scope | None:
+def scope_within(
+    roots: Iterable[Path], wanted: Iterable[Path], links_bounded: bool = True
+) -> Scope | None:
     """The scope of ``wanted`` in an index of ``roots``; None when it is the whole index."""
     wanted = list(wanted)
     if not wanted or set(wanted) >= set(roots):
         return None
-    return Scope(wanted)
+    return Scope(wanted, links_bounded)

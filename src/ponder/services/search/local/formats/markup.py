@@ -1,0 +1,69 @@
+"""XML from files, parsed with entity declarations refused, and the names in it.
+
+defusedxml (PSF licence) wraps the standard library's expat parser so that a document
+declaring an entity, or reaching out to an external one, is refused before any expansion:
+the "billion laughs" and its kin cannot grow a few kilobytes into gigabytes, and no file
+makes ponder read another. A plain DOCTYPE is allowed (some writers add one).
+"""
+
+from __future__ import annotations
+
+from xml.etree.ElementTree import Element, ParseError
+
+from defusedxml import DefusedXmlException, EntitiesForbidden
+from defusedxml.ElementTree import fromstring
+
+from ponder.services.search.local.formats.document import SkipFile
+
+
+def parse_xml(data: bytes, where: str) -> Element:
+    """``data`` parsed; SkipFile naming ``where`` when it is refused or not XML."""
+    try:
+        root: Element = fromstring(
+            data, forbid_dtd=False, forbid_entities=True, forbid_external=True
+        )
+    except (DefusedXmlException, ParseError) as exc:
+        raise refused(exc, where) from None
+    return root
+
+
+def refused(exc: Exception, where: str) -> SkipFile:
+    """Why XML at ``where`` cannot be read, as the SkipFile to raise (a parser's error that
+    is neither a refusal nor malformed XML is re-raised: it is a bug, not the file)."""
+    if isinstance(exc, EntitiesForbidden):
+        return SkipFile(
+            f"{where} declares XML entities, which are refused (an entity-expansion bomb?)"
+        )
+    if isinstance(exc, DefusedXmlException):
+        return SkipFile(f"{where} refers to an external file, which is refused")
+    if isinstance(exc, ParseError):
+        return SkipFile(f"{where} is not well-formed XML ({exc})")
+    raise exc
+
+
+def local(tag: object) -> str:
+    """An element's name without its namespace: ``{urn:…}p`` → ``p``."""
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def first_text(root: Element, path: str, namespaces: dict[str, str]) -> str:
+    """The whitespace-collapsed text of the first element at ``path``, or ''."""
+    found = root.find(path, namespaces)
+    return " ".join("".join(found.itertext()).split()) if found is not None else ""
+
+
+def all_texts(root: Element, path: str, namespaces: dict[str, str]) -> list[str]:
+    texts = (" ".join("".join(e.itertext()).split()) for e in root.findall(path, namespaces))
+    return [text for text in texts if text]
+
+
+def iso_date(value: str) -> str | None:
+    """The date part of an ISO 8601 timestamp (``2021-03-04T10:00:00Z`` → ``2021-03-04``),
+    or None when ``value`` does not start with one."""
+    text = value.strip()
+    head = text[:10]
+    if len(head) == 10 and head[4] == "-" and head[7] == "-" and head.replace("-", "").isdigit():
+        return head
+    if len(text) >= 4 and text[:4].isdigit() and (len(text) == 4 or not text[4].isdigit()):
+        return text[:4]
+    return None
