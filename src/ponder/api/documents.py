@@ -75,6 +75,13 @@ def index_status(paths: Paths, config: Configuration | None = None) -> IndexStat
     return status(paths, **_reach(config))
 
 
+def unknown_summary(counts: dict[str, int]) -> str:
+    """Files of unknown types, counted by suffix: "12 .jpg, 3 .zip" ('' for none)."""
+    from ponder.services.search.local.indexer import unknown_summary as summary
+
+    return summary(counts) if counts else ""
+
+
 def _reach(config: Configuration | None) -> dict[str, Any]:
     """Where the indexes are (the machine's cache folder) and which of them serve."""
     config = config or Configuration.create()

@@ -186,11 +186,11 @@ def search_checks(config: Configuration) -> list[Check]:
 
 
 def index_checks(config: Configuration) -> list[Check]:
-    if not {"local", "hybrid"} & set(config.searches) or not config.docs:
+    if not {"local", "hybrid", "auto"} & set(config.searches) or not config.docs:
         return []
     from pathlib import Path
 
-    from ponder.api.documents import embedded_with, index_status
+    from ponder.api.documents import index_status
 
     existing = [p for p in config.docs if Path(p).expanduser().exists()]
     if not existing:
@@ -199,32 +199,52 @@ def index_checks(config: Configuration) -> list[Check]:
     command = "ponder index " + " ".join(existing)
     if config.embed_model:
         command += f" --embed-model {config.embed_model}"
+    return [_freshness(config, status, command), *_left_out(status, command)]
+
+
+def _freshness(config: Configuration, status: Any, command: str) -> Check:
+    from ponder.api.documents import embedded_with
+
     if status.indexed_files == 0 and status.stale_files:
-        return [Check("warn", f"Your documents are not indexed yet — run `{command}`.")]
+        return Check("warn", f"Your documents are not indexed yet — run `{command}`.")
     if status.stale_files:
-        return [
-            Check(
-                "warn",
-                f"{status.stale_files} file(s) changed since the last index — run `{command}` "
-                "(a run also refreshes it, more slowly).",
-            )
-        ]
+        return Check(
+            "warn",
+            f"{status.stale_files} file(s) changed since the last index — run `{command}` "
+            "(a run also refreshes it, more slowly).",
+        )
     unembedded = status.passages - status.embedded
     other_model = not embedded_with(status.embed_model, config.embed_model)
     if config.embed_model and (other_model or unembedded):
         missing = status.passages if other_model else unembedded
-        return [
-            Check(
-                "warn",
-                f"{missing} passage(s) not embedded with {config.embed_model} yet — run "
-                f"`{command}` (a run also embeds them, more slowly).",
-            )
-        ]
-    semantic = f", all embedded with {status.embed_model}" if config.embed_model else ""
-    return [
-        Check(
-            "ok",
-            f"Index up to date: {status.indexed_files} file(s), {status.passages} passage(s)"
-            f"{semantic}",
+        return Check(
+            "warn",
+            f"{missing} passage(s) not embedded with {config.embed_model} yet — run "
+            f"`{command}` (a run also embeds them, more slowly).",
         )
-    ]
+    semantic = f", all embedded with {status.embed_model}" if config.embed_model else ""
+    return Check(
+        "ok",
+        f"Index up to date: {status.indexed_files} file(s), {status.passages} passage(s){semantic}",
+    )
+
+
+SKIPPED_SHOWN = 10
+
+
+def _left_out(status: Any, command: str) -> list[Check]:
+    """The files that could not be read, each with why, and the types not read at all."""
+    from ponder.api.documents import unknown_summary
+
+    checks = []
+    if status.skipped:
+        shown = "; ".join(f"{path} ({why})" for path, why in status.skipped[:SKIPPED_SHOWN])
+        more = len(status.skipped) - SKIPPED_SHOWN
+        rest = f"; …and {more} more (`{command}` lists them all)" if more > 0 else ""
+        checks.append(
+            Check("warn", f"{len(status.skipped)} file(s) skipped, unreadable: {shown}{rest}")
+        )
+    if status.unknown_types:
+        summary = unknown_summary(status.unknown_types)
+        checks.append(Check("warn", f"Not read, of unknown types: {summary}"))
+    return checks

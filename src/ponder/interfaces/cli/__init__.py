@@ -98,7 +98,7 @@ def _index(args: argparse.Namespace) -> int:
 
     flags = {"embed_model": args.embed_model, "ollama_base_url": args.ollama_base_url}
     options = {key: value for key, value in flags.items() if value is not None}
-    return index_command(require_paths(args.paths, "PATH"), options)
+    return index_command(require_paths(args.paths, "PATH"), options, as_json=args.json)
 
 
 def _mcp(args: argparse.Namespace) -> int:

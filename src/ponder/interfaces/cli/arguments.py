@@ -75,6 +75,9 @@ def build_parser() -> Parser:
     embed = "also embed the passages with this Ollama model, for semantic search"
     add_setting(index, "embed_model", help=embed)
     add_setting(index, "ollama_base_url")
+    index.add_argument(
+        "--json", action="store_true", help="print what was indexed and skipped as JSON"
+    )
 
     doctor = commands.add_parser("doctor", help="check Ollama, the model, search and the index")
     _add_run_options(doctor)

@@ -19,13 +19,17 @@ from ponder.core.errors import ExitCode
 Progress = Callable[[int, int], None]
 
 
-def index_command(paths: list[str], options: dict[str, Any] | None = None) -> int:
-    """Build or refresh the index; a progress bar in a terminal, one summary line always.
-    With ``embed_model`` set (flag or PONDER_EMBED_MODEL), new passages are embedded next.
+def index_command(
+    paths: list[str], options: dict[str, Any] | None = None, as_json: bool = False
+) -> int:
+    """Build or refresh the index; a progress bar in a terminal, one summary line always,
+    each file skipped with its reason, and the files of unknown types counted by suffix
+    (``as_json``: all of it as one JSON object on stdout). With ``embed_model`` set (flag
+    or PONDER_EMBED_MODEL), new passages are embedded next.
 
     Ctrl-C keeps what was indexed (or embedded): the next run does only what is missing.
     """
-    from ponder.api.documents import index
+    from ponder.api.documents import index, unknown_summary
     from ponder.settings.configuration import Configuration
 
     config = Configuration.create(**(options or {}))
@@ -39,8 +43,31 @@ def index_command(paths: list[str], options: dict[str, Any] | None = None) -> in
     except KeyboardInterrupt:
         _interrupted(console, f"{seen[0]:,} of {seen[1]:,} files", "what was indexed is kept")
         return ExitCode.INTERRUPTED
+    if not as_json:
+        _said(console, warnings, stats, unknown_summary(stats.unknown_types))
+    semantic = ""
+    if config.embed_model:
+        if (code := _embed(paths, config, console)) != 0:
+            return code
+        semantic = f" --embed-model {config.embed_model}"
+    if as_json:  # stdout holds the JSON alone, for programs
+        print(json.dumps({**asdict(stats), "warnings": warnings}))
+        return 0
+    print(
+        f'Search them with: ponder "your question" --search local --docs '
+        f"{' --docs '.join(paths)}{semantic}"
+    )
+    return 0
+
+
+def _said(console: Console, warnings: list[str], stats: Any, unknown: str) -> None:
+    """The summary, each file skipped with its reason, and what was not read."""
+    shown = {w for w in warnings if w.startswith("Skipped ")}
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {warning}", markup=True, highlight=False)
+    for path, why in stats.skipped_files:  # those the warnings did not name (after ten)
+        if f"Skipped {path}: {why}." not in shown:
+            console.print(f"[yellow]skipped:[/] {path}: {why}", markup=True, highlight=False)
     rate = (
         f", {stats.indexed / stats.seconds:,.0f} files/s" if stats.indexed and stats.seconds else ""
     )
@@ -50,16 +77,13 @@ def index_command(paths: list[str], options: dict[str, Any] | None = None) -> in
         f"unchanged, {stats.removed} removed, {stats.skipped} skipped; "
         f"{stats.passages} passage(s) added in {stats.seconds:.1f}s{rate}{processes}."
     )
-    semantic = ""
-    if config.embed_model:
-        if (code := _embed(paths, config, console)) != 0:
-            return code
-        semantic = f" --embed-model {config.embed_model}"
-    print(
-        f'Search them with: ponder "your question" --search local --docs '
-        f"{' --docs '.join(paths)}{semantic}"
-    )
-    return 0
+    if unknown:
+        print(f"Not read, of unknown types: {unknown}.")
+    if stats.left_out:
+        print(
+            f"Left out: {stats.left_out} hidden file(s) or folder(s) and link(s) leading out "
+            "of the folder (the operator's PONDER_DOCS_HIDDEN_AND_SYMLINKS reads them)."
+        )
 
 
 def _embed(paths: list[str], config: Any, console: Console) -> int:

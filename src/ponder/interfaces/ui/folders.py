@@ -37,9 +37,19 @@ def folders_info(user: User) -> list[dict[str, Any]]:
                 "passages": status.passages,
                 "embedded": status.embedded,
                 "stale": status.stale_files,
+                "skipped": [(_inside(path, root), why) for path, why in status.skipped],
+                "unknown": documents.unknown_summary(status.unknown_types),
             }
         )
     return rows
+
+
+def _inside(path: str, root: str) -> str:
+    """A file's path as the folder's page names it: from the folder down."""
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return path
 
 
 @dataclass
@@ -103,6 +113,10 @@ class Indexer:
         try:
             stats = documents.index([job.path], progress=progress, warn=job.warnings.append)
             job.result = {k: v for k, v in vars(stats).items() if isinstance(v, int | float | str)}
+            job.result["skipped_files"] = [
+                [_inside(path, job.path), why] for path, why in stats.skipped_files
+            ]
+            job.result["unknown_types"] = dict(stats.unknown_types)
         except PonderError as exc:
             job.error = str(exc)
         finally:

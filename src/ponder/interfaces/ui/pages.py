@@ -222,6 +222,7 @@ def documents_page(folders: list[dict[str, Any]], may_add: bool, error: str | No
     rows = "".join(
         f"<tr><th scope=row><code>{escape(f['path'])}</code></th><td>{f['files']}</td>"
         f"<td>{f['passages']}</td><td>{f['embedded']}</td><td>{f['stale']}</td>"
+        f"<td>{len(f.get('skipped') or [])}</td>"
         f'<td><button type="button" class="index" data-path="{escape(f["path"])}">'
         "Index</button></td></tr>"
         for f in folders
@@ -229,8 +230,9 @@ def documents_page(folders: list[dict[str, Any]], may_add: bool, error: str | No
     table = (
         '<table class="folders"><caption>Folders the research may read</caption>'
         "<thead><tr><th scope=col>Folder</th><th scope=col>Files</th><th scope=col>Passages</th>"
-        "<th scope=col>Embedded</th><th scope=col>Changed since</th><th scope=col></th></tr>"
-        f"</thead><tbody>{rows}</tbody></table>"
+        "<th scope=col>Embedded</th><th scope=col>Changed since</th><th scope=col>Skipped</th>"
+        f"<th scope=col></th></tr></thead><tbody>{rows}</tbody></table>"
+        + "".join(_left_out(f) for f in folders)
         if folders
         else '<p class="hint">No document folders are set (PONDER_DOCS or PONDER_DOCS_ROOTS).</p>'
     )
@@ -251,6 +253,22 @@ def documents_page(folders: list[dict[str, Any]], may_add: bool, error: str | No
         '<p id="index-status" role="status" aria-live="polite"></p></div>'
     )
     return layout("Documents", body, page="Documents")
+
+
+def _left_out(folder: dict[str, Any]) -> str:
+    """What indexing a folder could not read, each file with why, and the unknown types."""
+    skipped = folder.get("skipped") or []
+    unknown = folder.get("unknown") or ""
+    if not skipped and not unknown:
+        return ""
+    items = "".join(
+        f"<li><code>{escape(name)}</code>: {escape(why)}</li>" for name, why in skipped[:200]
+    )
+    more = f"<li>…and {len(skipped) - 200} more</li>" if len(skipped) > 200 else ""
+    kinds = f'<p class="hint">Not read, of unknown types: {escape(unknown)}.</p>' if unknown else ""
+    summary = f"{len(skipped)} file(s) skipped in <code>{escape(folder['path'])}</code>"
+    listed = f"<details class=skipped><summary>{summary}</summary><ul>{items}{more}</ul></details>"
+    return (listed if skipped else "") + kinds
 
 
 def message_page(title: str, text: str, status_link: str = "/") -> str:

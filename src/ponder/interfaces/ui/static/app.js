@@ -259,7 +259,8 @@ async function indexFolder(path) {
     if (job.finished) {
       said.textContent = job.error
         ? job.error
-        : `Indexed ${job.path}: ${job.result.files} files, ${job.result.passages} passages.`;
+        : `Indexed ${job.path}: ${job.result.files} files, ${job.result.passages} passages` +
+          (job.result.skipped ? `; ${job.result.skipped} skipped, each with its reason below.` : ".");
       if (!job.error) setTimeout(() => window.location.reload(), 1200);
       return;
     }
