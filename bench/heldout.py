@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import os
 import re
@@ -40,13 +39,15 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from faq_engine import SearxngEngine
 from quality import make_backend
 from workspace import ROOT, isolated
+
+from ponder.testing.faq import Question, faq_questions
 
 EMBEDDED = ROOT / ".cache" / "heldout"  # the hybrid shape's folder and index, kept
 E5 = "e5-small"
@@ -55,49 +56,10 @@ SHAPES = ("local", "web", "hybrid")
 DOCS_URL = "https://docs.python.org/3.11/"
 
 
-@dataclass(frozen=True)
-class Question:
-    text: str
-    pages: tuple[str, ...]  # the library pages its answer links (one or two)
-    faq: str  # the FAQ page it comes from
-
-    @property
-    def half(self) -> str:
-        return "dev" if hashlib.sha1(self.text.encode()).digest()[0] % 2 == 0 else "test"
-
-
 def docs_root() -> Path:
     from ponder.testing.pydocs import html_root
 
     return Path(html_root(ROOT / ".cache"))
-
-
-def faq_questions(root: Path) -> list[Question]:
-    """Every FAQ question whose own answer (not a nested one's) links one or two library
-    pages, once each."""
-    from selectolax.lexbor import LexborHTMLParser
-
-    found: dict[str, Question] = {}
-    for faq in ("faq/library.html", "faq/programming.html"):
-        tree = LexborHTMLParser((root / faq).read_text(encoding="utf-8"))
-        for section in tree.css("section"):
-            heading = section.css_first("h3")
-            if heading is None or heading.parent != section:
-                continue
-            for nested in section.css("section"):
-                if nested != section:
-                    nested.decompose()
-            text = " ".join(heading.text().replace("¶", "").split())
-            pages = sorted(
-                {
-                    m.group(1)
-                    for a in section.css("a[href]")
-                    if (m := re.match(r"\.\./library/([\w.]+)\.html", a.attributes["href"] or ""))
-                }
-            )
-            if 1 <= len(pages) <= 2 and text not in found and "index" not in pages:
-                found[text] = Question(text, tuple(pages), faq)
-    return list(found.values())
 
 
 def build_corpus(root: Path, folder: Path) -> int:
