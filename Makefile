@@ -40,11 +40,12 @@ $(CHROMIUM):
 
 browser: $(CHROMIUM)  ## install Debian's chromium (headless) if it is missing
 
-lint: $(STAMP)  ## ruff, the import-linter layer contracts, generated docs current (settings, benchmarks)
+lint: $(STAMP)  ## ruff, the import-linter layer contracts, generated docs current (settings, formats, benchmarks)
 	$(VENV)/bin/ruff check src tests bench scripts
 	$(VENV)/bin/ruff format --check src tests bench scripts
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/settings_docs.py --check
+	$(PY) scripts/document_formats.py --check
 	$(PY) bench/render.py --check
 
 typecheck: $(STAMP)  ## mypy on src/

@@ -183,6 +183,23 @@ Extraction rates swing with the machine's load: read the ratios.
         f"{PY} bench/documents.py",
     ),
     Part(
+        "formats",
+        "Your documents in every format",
+        """
+Sixty pages of Debian's python3.11-doc, written at run time by pandoc as DOCX, ODT, EPUB,
+PPTX, Jupyter notebooks, LaTeX, Org and Markdown with front matter, beside the pages' own
+HTML. The questions are the Python FAQ's (written by people for another purpose) whose
+answer links one library page: twelve of them give their answer pages, and pages other
+answers link, then other library pages, fill the corpus. Each format's folder is indexed
+as `ponder index` does it and each question searched as a run's first query is (the
+question itself, the three best files). Target: every format finds the answer pages the
+HTML originals find. Before, every format but Markdown found none: their files were left
+out of the index. The HTML originals' own figure is the search's reach on these questions,
+not the readers'.
+""",
+        f"{PY} bench/formats.py",
+    ),
+    Part(
         "semantic",
         "Vector store and hybrid query cost",
         """

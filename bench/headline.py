@@ -83,6 +83,12 @@ def heldout_cited(results: dict[str, Any], first: int | None) -> str | None:
     )
 
 
+def _formats_found(results: dict[str, Any], first: int | None) -> str | None:
+    from formats import formats_found
+
+    return formats_found(results, first)
+
+
 FIGURES = [
     Figure(
         "A 270M model's report cites the page that answers the question",
@@ -113,6 +119,13 @@ FIGURES = [
         "paraphrase",
         "what-semantic-search-buys",
         hybrid_at_3,
+    ),
+    Figure(
+        "Your documents as DOCX, ODT, EPUB, PPTX, notebooks, LaTeX, Org and Markdown: the "
+        "Python FAQ's questions find the same answer pages as in the HTML originals",
+        "formats",
+        "your-documents-in-every-format",
+        lambda results, first: _formats_found(results, first),
     ),
     Figure(
         "The same 270M model on held-out questions (the Python FAQ's, test half, semantic "

@@ -19,6 +19,7 @@ from typing import Any
 
 import about
 import headline
+from formats import formats_table
 from table import part_rows, quality_view
 from workspace import BENCH, ROOT
 
@@ -236,6 +237,7 @@ def paraphrase_table(results: dict[str, Any]) -> list[str]:
 
 
 SPECIAL = {
+    "formats": formats_table,
     "quality": quality_table,
     "multipart": multipart_table,
     "heldout": heldout_table,

@@ -42,8 +42,10 @@ One module per benchmark, each named as its figures are in the JSON:
   process tree (target: under 30 s and 1 GB, issue 31)
 - the web UI (ui.py): its overhead on a run's wall time (target < 1 %), a streamed token's
   way to the page (target: median < 100 ms) and the first paint (target < 300 ms)
-- local search (bench_search.py), document extraction and indexing (documents.py), vector
-  search (vectors.py) and start-up times (startup.py)
+- local search (bench_search.py), document extraction and indexing (documents.py), the
+  formats people keep (formats.py: the same FAQ questions over sixty Python docs pages as
+  DOCX, ODT, EPUB, PPTX, notebooks, LaTeX, Org and Markdown, answer pages found as in the
+  HTML originals), vector search (vectors.py) and start-up times (startup.py)
 
 The rig benchmarks research a corpus about tides (tides.py); every benchmark runs in its own
 folders, with none of the user's PONDER_ settings (workspace.py); table.py prints the table,
@@ -120,10 +122,12 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
     if not args.no_search:
         from bench_search import run_search_bench
         from documents import run_documents_bench
+        from formats import run_formats_bench
         from vectors import run_vectors_bench
 
         chosen.append(("search", run_search_bench))
         chosen.append(("documents", run_documents_bench))
+        chosen.append(("formats", lambda: run_formats_bench(log=note)))
         chosen.append(("semantic", lambda: run_vectors_bench(tiny=not args.no_tiny)))
     if args.only and "smol" in args.only:  # only when asked for by name
         from quality import quality_figures

@@ -188,3 +188,16 @@ def test_a_file_is_read_no_further_than_its_limit(tmp_path: Path) -> None:
     path.write_bytes(b"a" * 100)  # grew after it was found
     with pytest.raises(SkipFile, match="larger than"):
         reading.read_bytes(job)
+
+
+def test_the_docs_table_of_formats_is_the_readers_own() -> None:
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location(
+        "document_formats", root / "scripts" / "document_formats.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--check"]) == 0, "run `python scripts/document_formats.py`"

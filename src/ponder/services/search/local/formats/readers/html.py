@@ -21,7 +21,7 @@ register(
         read_html,
         library="selectolax (lexbor's parser, MIT): many times faster than trafilatura on "
         "your own pages, and it keeps more of their text",
-        keeps="paragraphs, lists, tables and code (with its lines); the <title>",
+        keeps="paragraphs, lists, tables and code (with its lines); the `<title>`",
         drops="scripts, styles, navigation, banners, footers, forms and hidden elements",
     )
 )

@@ -175,6 +175,6 @@ register(
         "macros papers and pandoc use that it lacks",
         keeps="the document's text, headings, lists, tables, footnotes; code and verbatim "
         "blocks as written; math as written; title, authors and date",
-        drops="the preamble, labels, figures' files, citations' keys (shown as <cit.>)",
+        drops="the preamble, labels, figures' files, citations' keys (shown as `<cit.>`)",
     )
 )
