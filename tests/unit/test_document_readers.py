@@ -64,7 +64,7 @@ def test_a_zip_with_too_many_members_is_refused_unread() -> None:
 
 def test_a_member_that_inflates_a_thousandfold_is_a_bomb() -> None:
     spaces = b" " * (8 << 20)  # 8 MB that deflate to a few KB
-    with pytest.raises(SkipFile, match="a zip bomb: word/document.xml would inflate"):
+    with pytest.raises(SkipFile, match=r"a zip bomb: word/document\.xml would inflate"):
         read_document(".docx", docx(spaces), "bomb")
 
 
@@ -88,8 +88,7 @@ def test_xml_that_declares_entities_is_refused_before_any_expansion() -> None:
     with pytest.raises(SkipFile, match="declares XML entities"):
         read_document(".docx", docx(laughs), "laughs")
     external = (
-        b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
-        b"<d>&x;</d>"
+        b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]><d>&x;</d>'
     )
     with pytest.raises(SkipFile, match="refused"):
         read_document(".docx", docx(external), "external")
