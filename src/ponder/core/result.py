@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ponder.core.sources import Source, source_key
+from ponder.core.warnings import collapse
 
 # Follows a sentence of the report that none of the sources it cites supports (the
 # verification in services/verify.py writes it; the HTML page shows it).
@@ -110,12 +111,16 @@ class RunStats(BaseModel):
     host_calls: dict[str, int] = Field(
         default_factory=dict, description="Model calls answered by each Ollama host."
     )
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Each warning once; one repeated for other queries with its count.",
+    )
 
     @classmethod
     def from_state(cls, stats: dict[str, Any], rounds: int, wall: float) -> RunStats:
         known = {k: v for k, v in stats.items() if k in cls.model_fields}
         known["extractive_report"] = bool(stats.get("extractive_report"))
+        known["warnings"] = collapse(stats.get("warnings") or [])
         return cls(**{**known, "rounds": rounds, "wall_seconds": round(wall, 3)})
 
 

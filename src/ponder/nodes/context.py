@@ -13,6 +13,7 @@ from ponder.core.errors import PonderError
 from ponder.core.redact import redact
 from ponder.core.result import RunStats
 from ponder.core.stats import merge_stats
+from ponder.core.warnings import shape
 from ponder.services.model.llm import LLM
 from ponder.services.model.usage import Usage
 from ponder.services.search.local.embeddings import Embedder, configured_embedder
@@ -56,7 +57,8 @@ class NodeContext:
         if self.view is not None:
             message = self.view.text(message)
         self.warnings.append(message)
-        self.emit("warning", message=message)
+        # Its shape lets a live view show a warning repeated for other queries once.
+        self.emit("warning", message=message, shape=shape(message))
 
     def count(self, key: str, amount: float = 1) -> None:
         """Add to one of the run's statistics, a field of :class:`RunStats` (which the

@@ -92,6 +92,8 @@ def deliver(
     else:
         show_report(report)
     if view.enabled:
+        for repeated in view.state.repeated():  # shown once as it came; now with its count
+            say(f"warning: {repeated}")
         say(view.summary())
     say(f"Report saved to {display(path)} (run {report.thread_id})")
     return 0

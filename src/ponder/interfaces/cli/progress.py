@@ -24,6 +24,7 @@ from rich.text import Text
 from ponder.core.events import ProgressEvent
 
 PHASES = {
+    "take_question": "checking what can be searched",
     "generate_query": "planning searches",
     "web_research": "searching",
     "summarize_sources": "reading and summarising",
@@ -54,6 +55,7 @@ class ProgressState:
     researched: int = 0
     supervisor_round: int = 0
     warnings: list[str] = field(default_factory=list)
+    repeats: dict[str, int] = field(default_factory=dict)  # a warning's shape → times again
     draft: str = ""  # report text streaming in; cleared when an attempt is discarded
     draft_note: str = ""
 
@@ -88,10 +90,23 @@ class ProgressState:
             self.draft_note = f"draft cut: {data.get('reason') or 'it degenerated'}"
         elif event.kind == "warning":
             message = str(data.get("message") or "")
-            if message and message not in self.warnings:
+            key = str(data.get("shape") or message)
+            if key in self.repeats:  # the same warning for another query: counted
+                self.repeats[key] += 1
+            elif message:
+                self.repeats[key] = 0
                 self.warnings.append(message)
                 return message
         return None
+
+    def repeated(self) -> list[str]:
+        """A line for each warning shown once that came again (for other queries)."""
+        firsts = dict(zip(self.repeats, self.warnings, strict=False))
+        return [
+            f"{firsts[key]} (and {times} more like it)"
+            for key, times in self.repeats.items()
+            if times and key in firsts
+        ]
 
     def _researcher(self, topic: str, status: str) -> None:
         if status == "started":

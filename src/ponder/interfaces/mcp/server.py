@@ -43,6 +43,7 @@ from pydantic import BaseModel, Field
 from ponder.core.errors import PonderError
 from ponder.core.events import ProgressEvent
 from ponder.core.result import Report
+from ponder.core.warnings import collapse
 from ponder.interfaces.mcp.http import caller, check_listening, server_auth, transport_security
 from ponder.interfaces.mcp.owners import owner, set_owner
 from ponder.settings.caller_view import CallerView
@@ -138,7 +139,10 @@ def build_server(**auth: Any) -> MCPServer:
         text = "\n\n".join(lines) or f"Nothing in your documents matches {query!r}."
         return CallToolResult(
             content=[TextContent(type="text", text=text)],
-            structured_content={"passages": passages, "warnings": [_shown(w) for w in warnings]},
+            structured_content={
+                "passages": passages,
+                "warnings": [_shown(w) for w in collapse(warnings)],
+            },
         )
 
     return server

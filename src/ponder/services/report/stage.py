@@ -18,6 +18,7 @@ from typing import Any
 
 from ponder.core.deep_state import Note
 from ponder.core.sources import Source
+from ponder.core.warnings import collapse
 from ponder.services.model.llm import LLM, Warn
 from ponder.services.report.composer import ComposedReport, compose_report
 from ponder.services.report.drafting import Drafter
@@ -137,6 +138,6 @@ def nothing_found(topic: str, problems: Sequence[str]) -> str:
     """The report when no source was found: what went wrong, and what to try instead."""
     lines = [f"# {topic}", "", "No sources were found, so there is nothing to report.", ""]
     if problems:
-        lines += ["What went wrong:", "", *[f"- {w}" for w in dict.fromkeys(problems)], ""]
+        lines += ["What went wrong:", "", *[f"- {w}" for w in collapse(problems)], ""]
     lines.append("Try other search settings (--search, --docs) or a rephrased question.")
     return "\n".join(lines) + "\n"

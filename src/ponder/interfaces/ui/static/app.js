@@ -4,7 +4,7 @@
 "use strict";
 
 const PHASES = {
-  generate_query: "planning searches", web_research: "searching",
+  take_question: "checking what can be searched", generate_query: "planning searches", web_research: "searching",
   summarize_sources: "reading and summarising", reflect: "reflecting",
   finalize_summary: "writing the report", clarify_with_user: "checking the question",
   ask_user: "waiting for your answer", write_research_brief: "writing the research brief",
@@ -122,7 +122,7 @@ class RunView {
         break;
       }
       case "overruled": this.item(seq, "note", "The reflection was overruled: the findings so far are too thin."); break;
-      case "warning": this.item(seq, "warning", String(data.message || "")); break;
+      case "warning": this.warning(seq, String(data.message || ""), String(data.shape || "")); break;
       case "handoff":
         this.item(seq, "handoff", el("strong", {}, "Handed to the deep pipeline"),
           ` with ${data.sources || 0} source(s) already read`);
@@ -168,6 +168,21 @@ class RunView {
     this.draft.hidden = false;
     this.draftText.append(this.pending);
     this.pending = "";
+  }
+
+  // The same warning for another query: one line, with its count.
+  warning(seq, message, shape) {
+    const key = shape || message;
+    this.warnings = this.warnings || new Map();
+    const known = this.warnings.get(key);
+    if (known) {
+      known.times += 1;
+      known.count.textContent = ` (and ${known.times} more like it)`;
+      return;
+    }
+    const count = el("span", { class: "count" });
+    this.warnings.set(key, { times: 0, count });
+    this.item(seq, "warning", message, count);
   }
 
   researcher(topic, status) {
