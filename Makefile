@@ -12,6 +12,9 @@ STAMP := $(VENV)/.installed-$(shell { sed '/^\[tool\.ruff\]/,$$d' pyproject.toml
 DOCS := .cache/python3.11-doc/usr/share/doc/python3.11/html/index.html
 # The browser the HTML report is tested in (headless); Debian's package, installed if missing.
 CHROMIUM := $(shell command -v chromium || echo /usr/bin/chromium)
+# What the offline test runs ponder under: a network namespace with only loopback (unshare,
+# ip) and strace, which records every connection it attempts. Debian's packages.
+STRACE := $(shell command -v strace || echo /usr/bin/strace)
 
 .PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench bench-quick bench-smol bench-heldout clean
 
@@ -40,6 +43,11 @@ $(CHROMIUM):
 
 browser: $(CHROMIUM)  ## install Debian's chromium (headless) if it is missing
 
+$(STRACE):
+	@echo "Installing Debian's strace and iproute2 for the offline test (needs root and apt)."
+	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends strace iproute2; } || \
+	  { echo "Could not install strace: run 'sudo apt-get install strace iproute2', then make test."; exit 1; }
+
 lint: $(STAMP)  ## ruff, the import-linter layer contracts, generated docs current (settings, formats, benchmarks)
 	$(VENV)/bin/ruff check src tests bench scripts
 	$(VENV)/bin/ruff format --check src tests bench scripts
@@ -66,7 +74,7 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(if $(wildcard /dev/shm),PYTEST_DEBUG_TEMPRO
 check: lint typecheck $(DOCS)  ## the fast loop: lint, types and every test that needs no model or server (< 1 min)
 	$(PYTEST) -q -m "not slow" $(CHECK_XDIST)
 
-test: lint typecheck $(DOCS) $(CHROMIUM)  ## lint, type checks and the whole test suite (no Ollama, no network)
+test: lint typecheck $(DOCS) $(CHROMIUM) $(STRACE)  ## lint, type checks and the whole test suite (no Ollama, no network)
 	$(PYTEST) -q $(PYTEST_XDIST)
 
 demo: $(STAMP)  ## a real research run, fully offline, with the tiny model over generated docs

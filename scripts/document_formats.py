@@ -19,13 +19,13 @@ END = "<!-- end of formats -->"
 
 
 def render() -> str:
-    from ponder.services.search.local.formats import readers
+    from ponder.services.search.local.formats import every_reader
 
     rows = [
         "| format | suffixes | read by | keeps | drops |",
         "|---|---|---|---|---|",
     ]
-    for reader in readers():
+    for reader in every_reader():
         suffixes = ", ".join(f"`{suffix}`" for suffix in reader.suffixes)
         cells = [reader.name, suffixes, reader.library, reader.keeps, reader.drops]
         rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")

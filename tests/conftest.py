@@ -6,12 +6,14 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import write_corpus
 from support.langgraph_dev import Team, start_team
 
-from ponder.services.search import pacing, public_api
+from ponder.services.search import pacing, public_api, reach
+from ponder.services.search.backends.duckduckgo import ENGINES
 from ponder.services.search.fallback import FallbackSearch
 from ponder.testing import Rig, ScriptedBackend
 from ponder.testing.models import GEMMA3, SMOLLM2, ModelSpec
@@ -87,7 +89,35 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     FallbackSearch.forget_failures()  # no test inherits another's search outage
     public_api.forget_failures()
     pacing.forget_all()
+    reach.forget()  # no test inherits another's verdict on what can be reached
+    monkeypatch.setattr(reach, "connect", _offline(reach.connect))
     return tmp_path
+
+
+def _offline(real: Any, reachable: frozenset[tuple[str, int]] = frozenset()) -> Any:
+    """The run's check of what can be reached, as on a machine with no network: a test's own
+    servers on loopback are asked for real, no other address is (``reachable`` ones are
+    taken as answering, with nothing asked)."""
+
+    def connect(host: str, port: int) -> str | None:
+        if (host, port) in reachable:
+            return None
+        if host in ("localhost", "::1") or host.startswith("127."):
+            return real(host, port)  # type: ignore[no-any-return]
+        return "its name does not resolve"
+
+    return connect
+
+
+@pytest.fixture
+def web_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engines DuckDuckGo's package asks take connections, as they do online (at the
+    boundary the run's check asks; the tests patch ``ddgs`` for what the engines answer)."""
+    engines = frozenset(point for point in map(reach.endpoint, ENGINES) if point is not None)
+    monkeypatch.setattr(reach, "connect", _offline(_REAL_CONNECT, engines))
+
+
+_REAL_CONNECT = reach.connect
 
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

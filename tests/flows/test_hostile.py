@@ -185,7 +185,7 @@ async def test_corpus_with_bad_files_is_searched_and_bad_files_are_skipped(
 
 
 async def test_unwritable_cache_directory_warns_and_the_run_completes(
-    rig: Rig, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    rig: Rig, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, web_reachable: None
 ) -> None:
     readonly = tmp_path / "readonly-cache"
     readonly.mkdir()

@@ -8,7 +8,6 @@ import asyncio
 import itertools
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -345,28 +344,52 @@ async def test_a_run_with_arxiv_cites_a_paper(papers: FakeApi, quick_pace: None)
     assert "A. Marin" in report.markdown  # the byline is in the source's title
 
 
-async def test_a_run_whose_apis_are_down_ends_with_a_report_and_says_why(
-    tmp_path: Path,
+async def test_a_run_whose_apis_cannot_be_reached_stops_at_once_and_says_why() -> None:
+    """Nothing listens where the APIs should be, and no documents are set up: one quick
+    check, then one error naming each API and its address, before any model call."""
+    from ponder.core.errors import ExitCode, OfflineError
+
+    with Rig(ScriptedBackend()) as rig:
+        started = time.perf_counter()
+        with pytest.raises(OfflineError) as raised:
+            await aresearch("How do tides work?", **run_settings(rig, search="wikipedia,arxiv"))
+        seconds = time.perf_counter() - started
+        model_calls = rig.chat_log()
+    said = str(raised.value)
+    assert "wikipedia at http://127.0.0.1:9/w/api.php: it refused the connection" in said
+    assert "arxiv at http://127.0.0.1:9/api/query: it refused the connection" in said
+    assert "--docs" in said and raised.value.exit_code == ExitCode.OFFLINE
+    assert model_calls == [] and seconds < 5, "no model call, no retries"
+
+
+async def test_a_run_whose_apis_fail_ends_with_a_report_and_says_why(
+    wiki: FakeApi, papers: FakeApi, quick_pace: None
 ) -> None:
+    """The APIs answer, with errors every time: the report says what went wrong, each
+    warning once with how often it came."""
+    wiki.mode, papers.mode = "badvalue", "error"
     with Rig(ScriptedBackend()) as rig:
         report = await aresearch(
             "How do tides work?",
-            **run_settings(rig, search="wikipedia,arxiv", max_loops=2),
+            **run_settings(rig, search="wikipedia,arxiv", max_loops=2, **both(wiki, papers)),
         )
-    warnings = " ".join(report.stats.warnings)
     assert "No sources were found" in report.markdown
-    assert "Wikipedia at http://127.0.0.1:9/w/api.php is unreachable" in warnings
-    assert "arXiv at http://127.0.0.1:9/api/query is unreachable" in warnings
+    failures = [w for w in report.stats.warnings if w.startswith("Every search backend failed")]
+    assert len(failures) == 1 and "more like it)" in failures[0], report.stats.warnings
+    assert "Wikipedia" in failures[0] and "arXiv" in failures[0]
+    assert report.markdown.count("\n- Every search backend failed") == 1
 
 
 def test_doctor_checks_each_api_a_combination_asks(wiki: FakeApi, papers: FakeApi) -> None:
     from ponder.interfaces.doctor import search_checks
 
     up = Configuration(search="wikipedia,arxiv", **both(wiki, papers))
-    assert [c.message for c in search_checks(up)] == [
+    assert [c.message for c in search_checks(up)][1:] == [
+        "The web can be reached (wikipedia, arxiv)",
         "Wikipedia is reachable",
         "arXiv is reachable",
     ]
     assert wiki.requests[0].user_agent.startswith("ponder/")
     down = [c for c in search_checks(Configuration(search="arxiv")) if c.outcome == "fail"]
-    assert down and "arXiv is not reachable" in down[0].message and down[0].exit_code == 6
+    assert down and "arxiv at https://export.arxiv.org/api/query" in down[0].message
+    assert down[0].exit_code == 9 and "--docs" in down[0].message  # offline, nothing else

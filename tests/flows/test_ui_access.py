@@ -203,7 +203,7 @@ def test_a_model_not_pulled_and_a_folder_without_documents_say_what_to_do(
         assert nothing.status_code == 400 and "No documents found in" in nothing.text
 
 
-def test_a_failing_search_backend_shows_what_went_wrong_and_what_to_check(
+def test_a_search_backend_that_cannot_be_reached_says_so_at_once_and_what_to_check(
     operator_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from support import free_port
@@ -215,10 +215,12 @@ def test_a_failing_search_backend_shows_what_went_wrong_and_what_to_check(
         assert started.status_code == 303, started.text
         path = started.headers["location"]
         log = finished(ui, path)  # type: ignore[arg-type]
-        warnings = [e["data"]["message"] for e in log if e["kind"] == "warning"]
-        assert any(closed in w and "searxng_url" in w for w in warnings)
+        ended = log[-1]
+        assert ended["status"] == "failed", log
+        assert closed in ended["message"] and "check searxng_url" in ended["message"]
+        assert not [e for e in log if e["kind"] == "node_start" and e["node"] != "take_question"]
         page = ui.get(path).text
-        assert "No sources were found" in page and "check searxng_url" in page
+        assert "check searxng_url" in page and "--docs" in page
 
 
 def test_a_callers_rounds_are_held_to_the_operators_ceiling_and_the_operators_are_not(

@@ -2,8 +2,9 @@
 returning duplicates and returning enormous snippets.
 
 Web engines are fakes at their boundary: SearXNG is a local HTTP server speaking its JSON API,
-DuckDuckGo is ``ddgs.ddgs.DDGS.text`` patched. Every run must produce a report, record what
-went wrong as warnings, and keep every prompt inside the context window.
+DuckDuckGo is ``ddgs.ddgs.DDGS.text`` patched (and its engines take connections, as online:
+the run's first check is not what these tests are about). Every run must produce a report,
+record what went wrong as warnings, and keep every prompt inside the context window.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ DELAY = 0.4  # a slow engine answers after this
 HANG = 4.0  # a hanging engine answers after this
 HUGE = 200_000  # characters in an enormous snippet
 NUM_CTX, NUM_PREDICT = 2048, 256
+
+
+@pytest.fixture(autouse=True)
+def _online(web_reachable: None) -> None:
+    """DuckDuckGo's engines can be reached: what they answer is the fake's to say."""
 
 
 class EngineDown(Exception):

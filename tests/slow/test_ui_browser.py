@@ -292,6 +292,45 @@ def test_the_model_server_down_shows_what_to_do_within_seconds(
         server.stop()
 
 
+def test_a_warning_repeated_for_other_queries_is_one_line_with_its_count(
+    rig: Rig, corpus: Path, tmp_path: Path, browser: Any
+) -> None:
+    """Wikipedia answers every query with an error: the timeline shows that once, counting
+    the queries it came again for, as the report's JSON does."""
+    from support.public_apis import FakeApi, mediawiki
+
+    wiki = FakeApi(mediawiki)
+    wiki.mode = "badvalue"
+    env = operator_env(
+        rig,
+        corpus,
+        tmp_path,
+        PONDER_SEARCH="wikipedia,local",
+        PONDER_WIKIPEDIA_URL=f"{wiki.url}/w/api.php",
+    )
+    server = UiServer(env).start()
+    tab = Page(browser, server)
+    try:
+        page = ask(tab, "How do tides work?")
+        wait_status(page, "done")
+        warnings = [e["data"] for e in log_of(server, page) if e["kind"] == "warning"]
+        shapes = {w["shape"] for w in warnings}
+        assert len(warnings) > len(shapes), "a warning came for several queries"
+        page.click("details.live summary")  # "How it was researched", folded once done
+        shown = page.locator("#timeline li.warning").all_inner_texts()
+        assert len(shown) == len(shapes), shown
+        again = len(warnings) - len(shapes)
+        counted = [int(n) for t in shown for n in re.findall(r"\(and (\d+) more like it\)", t)]
+        assert sum(counted) == again, shown
+        exported = httpx.get(f"{server.url}{urlsplit(page.url).path}/export.json").json()
+        assert any("more like it)" in w for w in exported["report"]["stats"]["warnings"])
+        tab.shot("warnings", full=False)
+    finally:
+        tab.close()
+        server.stop()
+        wiki.close()
+
+
 def test_a_follow_up_builds_on_the_finished_run(
     scripted: ScriptedBackend, ui: UiServer, browser: Any
 ) -> None:

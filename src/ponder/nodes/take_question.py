@@ -13,10 +13,16 @@ answer the second, so it is shown again.
 A new ``topic`` on a thread that already researched one (LangGraph Studio's input form, a
 served client's second run) is a new question in the same way: it gets its own rounds, from
 the first, not what the earlier question left of ``max_loops``.
+
+Every question starts with one quick check of whether the web can be reached
+(:func:`ponder.services.search.preflight`), before any model call: offline, the run
+searches what needs no network and says so in one line, or, with nothing of the kind set
+up, stops at once with an OfflineError that says what to do.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langchain_core.messages import AnyMessage
@@ -24,6 +30,8 @@ from langchain_core.messages import AnyMessage
 from ponder.core.errors import InvalidInputError
 from ponder.core.state import LoopState
 from ponder.core.topic import clean_topic
+from ponder.nodes.context import NodeContext, node
+from ponder.services.search import preflight
 
 # What one question's research rewrites; everything else (sources, summary, queries run,
 # passages shown, stats) accumulates over the thread.
@@ -38,8 +46,18 @@ _PER_TURN: dict[str, Any] = {
 }
 
 
-def take_question(state: LoopState) -> dict[str, Any]:
-    """The topic: the last human message when the run came as chat, else as given."""
+@node("take_question")
+async def take_question(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
+    """The topic: the last human message when the run came as chat, else as given; then
+    the quick check of what can be searched."""
+    update = question_of(state)
+    topic = update.get("topic") or state["topic"]
+    # Off the event loop: a name server may take its time (the check's deadline holds).
+    await asyncio.to_thread(preflight, ctx.config, topic, ctx.warn)
+    return update
+
+
+def question_of(state: LoopState) -> dict[str, Any]:
     messages = state.get("messages") or []
     last = last_message(messages)
     if last is not None and last.type == "human":

@@ -49,7 +49,7 @@ class CallerView:
             ("arxiv_url", operator.arxiv_url),
             *((f"mcp server {s.name}", s.url) for s in operator.mcp_servers if s.url),
         ]
-        self.endpoints = [(_prefix(url), f"[{name}]") for name, url in endpoints]
+        self.endpoints = [(_prefix(url), f"[{name}]") for name, url in endpoints if url]
         roots = sorted((str(r) for r in document_roots(operator)), key=len, reverse=True)
         # A root, not the start of a longer name (/srv/docs, not /srv/docs.bak or /srv/docsx).
         self.roots = [(root, re.compile(re.escape(root) + _ROOT_END)) for root in roots]

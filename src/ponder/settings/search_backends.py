@@ -34,6 +34,8 @@ class SearchBackendInfo(NamedTuple):
     fallbacks: tuple[str, ...] = ()  # the backends tried, in order, when it fails
     hybrid: bool = False  # hybrid searches it too
     everything: bool = False  # searches every hybrid backend itself: never combined
+    members: tuple[str, ...] = ()  # the backends it searches itself (auto): never combined
+    needs: str = ""  # the setting it cannot work without (searxng: searxng_url)
 
 
 _REGISTERED: dict[str, SearchBackendInfo] = {}
@@ -100,9 +102,9 @@ def choice(value: str | list[object] | tuple[object, ...]) -> str:
             f"unknown search backend {', '.join(unknown) or repr(value)} "
             f"(choose from {', '.join(known)}, or several comma-separated)"
         )
-    whole = [name for name in chosen if get(name).everything]
+    whole = [name for name in chosen if get(name).everything or get(name).members]
     if whole and len(chosen) > 1:
-        raise ValueError(f"{whole[0]} already searches every backend; combine the others")
+        raise ValueError(f"{whole[0]} already searches several backends; combine the others")
     return ",".join(chosen)
 
 

@@ -30,17 +30,21 @@ class Searching(BaseModel):
             parse="search",
         ),
     ] = Field(
-        "duckduckgo",
+        "auto",
         description=f"Search backend: {search_backends.described()}; several at once "
-        "comma-separated (a list in Python), e.g. wikipedia,arxiv.",
-        json_schema_extra={"examples": ["duckduckgo", "wikipedia,arxiv"]},
+        "comma-separated (a list in Python), e.g. wikipedia,arxiv. Before the first round, "
+        "one quick check says whether the web can be reached: offline, only what needs no "
+        "network is searched.",
+        json_schema_extra={"examples": ["auto", "duckduckgo", "wikipedia,arxiv"]},
     )
     docs: Annotated[
         Caller[list[str]],
         Flag("--docs", "your documents (repeatable)", metavar="PATH", action="append"),
     ] = Field(
         default_factory=list,
-        description="Folders or files of your own documents, for local and hybrid search.",
+        description="Folders or files of your own documents (PDF, DOCX, ODT, EPUB, PPTX, XLSX, "
+        "ODS, notebooks, LaTeX, Org, Markdown, HTML, text), searched by auto (the default), "
+        "local and hybrid; offline, what a run researches.",
     )
     embed_model: Annotated[
         Operator[str | None],
@@ -57,8 +61,12 @@ class Searching(BaseModel):
         "(pip install 'ponder[semantic]'). Off when unset.",
     )
     searxng_url: Annotated[
-        Operator[str], Flag("--searxng-url", "your SearXNG instance", metavar="URL")
-    ] = Field("http://127.0.0.1:8888", description="Base URL of a self-hosted SearXNG instance.")
+        Operator[str | None], Flag("--searxng-url", "your SearXNG instance", metavar="URL")
+    ] = Field(
+        None,
+        description="Base URL of your self-hosted SearXNG instance, for search=searxng; when "
+        "set, DuckDuckGo also falls back to it. Unset: SearXNG is never asked.",
+    )
     tavily_url: Operator[str] = Field(
         "https://api.tavily.com",
         description="Tavily's API address (for search=tavily): change it for a gateway or proxy.",
@@ -128,7 +136,9 @@ class Searching(BaseModel):
 
     @field_validator("searxng_url")
     @classmethod
-    def _searxng_url(cls, value: str) -> str:
+    def _searxng_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
         text = value.strip().rstrip("/")
         return text if "://" in text else f"http://{text}"
 

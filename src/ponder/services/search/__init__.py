@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ponder.services.search.arxiv import ArxivSearch
     from ponder.services.search.base import SearchBackend, SearchBackendError, SearchResult
     from ponder.services.search.duckduckgo import DuckDuckGoSearch
-    from ponder.services.search.factory import make_search
+    from ponder.services.search.factory import make_search, preflight
     from ponder.services.search.fallback import FallbackSearch
     from ponder.services.search.hybrid import HybridSearch, merge_by_rank
     from ponder.services.search.local.backend import LocalSearch
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ponder.services.search.local.index import IndexStats, IndexStatus, LocalIndex
     from ponder.services.search.local.indexes import FolderIndexes, embed, index, index_status
     from ponder.services.search.mcp_tools import McpToolSearch
+    from ponder.services.search.reach import Reach, search_reach
     from ponder.services.search.searxng import SearxngSearch
     from ponder.services.search.tavily import TavilySearch
     from ponder.services.search.wikipedia import WikipediaSearch
@@ -39,6 +40,7 @@ __all__ = [
     "LocalIndex",
     "LocalSearch",
     "McpToolSearch",
+    "Reach",
     "SearchBackend",
     "SearchBackendError",
     "SearchResult",
@@ -50,6 +52,8 @@ __all__ = [
     "index_status",
     "make_search",
     "merge_by_rank",
+    "preflight",
+    "search_reach",
 ]
 
 _HOME = {
@@ -64,6 +68,7 @@ _HOME = {
     "LocalIndex": "local.index",
     "LocalSearch": "local.backend",
     "McpToolSearch": "mcp_tools",
+    "Reach": "reach",
     "SearchBackend": "base",
     "SearchBackendError": "base",
     "SearchResult": "base",
@@ -75,6 +80,8 @@ _HOME = {
     "index_status": "local.indexes",
     "make_search": "factory",
     "merge_by_rank": "hybrid",
+    "preflight": "factory",
+    "search_reach": "reach",
 }
 
 

@@ -13,6 +13,11 @@ Fallback order (each step is announced through ``warn``):
   merged by rank; a side failing leaves the others.
 - several, e.g. ``wikipedia,arxiv``: each as it would be alone (without the documents'
   fallback unless ``local`` is among them), concurrently, merged by rank like ``hybrid``.
+- ``auto`` (the default): the documents and DuckDuckGo (→ your SearXNG, when its address
+  is set), concurrently.
+
+A web backend the run's quick check could not reach (:mod:`.reach`) is left out of every
+chain: offline, no query goes to it. When nothing is left to search, OfflineError.
 
 With ``embed_model`` set, local search is hybrid within itself: BM25 and the embedding
 model's nearest passages, fused by their rescaled scores (see ``local/index.py`` and
@@ -27,13 +32,14 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from ponder.core.errors import SearchError
+from ponder.core.errors import OfflineError, SearchError
 from ponder.services.search.base import SearchBackend
 from ponder.services.search.cached import CachedSearch
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.hybrid import HybridSearch
 from ponder.services.search.local.backend import LocalSearch
 from ponder.services.search.local.embeddings import configured_embedder
+from ponder.services.search.reach import Reach, search_reach
 from ponder.services.search.registry import Warn, plugin
 from ponder.services.storage.cache import Cache
 from ponder.settings.configuration import Configuration
@@ -43,13 +49,20 @@ LOCAL = "local"  # the user's documents: the last fallback of every other search
 
 
 def make_search(
-    config: Configuration, warn: Warn, topic: str = "", *, environment: Environment
+    config: Configuration,
+    warn: Warn,
+    topic: str = "",
+    *,
+    environment: Environment,
+    reach: Reach | None = None,
 ) -> SearchBackend:
     """The configured search backend, with caching and fallback; see the module docstring.
 
     ``environment``: the cache folder and the keys, as an edge read them. ``topic`` (the
-    question) chooses the Wikipedia edition when ``wikipedia_lang`` does not. Raises
-    SearchError when ``local`` or ``hybrid`` search cannot work as configured.
+    question) chooses the Wikipedia edition when ``wikipedia_lang`` does not. ``reach``:
+    which web backends can be reached (else the run's check, remembered, says). Raises
+    SearchError when ``local`` or ``hybrid`` search cannot work as configured, and
+    OfflineError when nothing that can be reached is left to search.
     """
     local = _local(config, environment, warn)
     names = config.searches
@@ -58,19 +71,64 @@ def make_search(
             f"search={config.search!r} needs your documents — pass --docs PATH (or docs=[...] "
             "in Python, PONDER_DOCS in the environment)."
         )
-    built = Building(config, environment, warn, topic, local)
-    if len(names) > 1:
+    reach = reach if reach is not None else search_reach(config, topic)
+    built = Building(config, environment, warn, topic, local, frozenset(reach.unreachable))
+    whole = any(plugin(name).info.everything or plugin(name).info.members for name in names)
+    if whole:
+        order: list[SearchBackend] = [plugin(names[0]).make(built)]
+    elif len(names) > 1:
         parts = [
-            local if name == LOCAL and local else FallbackSearch(built.chain(name), warn)
+            local if name == LOCAL and local else FallbackSearch(chain, warn)
             for name in names
+            if (name == LOCAL and local) or (chain := built.chain(name))
         ]
-        order: list[SearchBackend] = [HybridSearch(*parts, warn=warn)]
+        order = [HybridSearch(*parts, warn=warn)] if parts else []
     else:
         order = built.chain(names[0])
-    whole = any(plugin(name).info.everything for name in names)
     if local is not None and LOCAL not in names and not whole:
         order.append(local)
+    if not order:
+        raise OfflineError(reach.why() or "no backend of the search is set up")
     return FallbackSearch(order, warn, empty_when_exhausted=True)
+
+
+def preflight(config: Configuration, topic: str, warn: Warn) -> Reach:
+    """The run's one quick check, before its first round: whether the web backends of the
+    search can be reached. Those that cannot are left out of the run, and one line says
+    so; when nothing is left to search — no web, no documents — OfflineError."""
+    reach = search_reach(config, topic, fresh=True)
+    if not reach.unreachable:
+        return reach
+    offline = offline_sources(config)
+    why = reach.why() + _to_check(reach)
+    if reach.offline and not offline:
+        raise OfflineError(why)
+    if reach.offline:
+        warn(
+            f"The web cannot be reached ({why}): this run searches {' and '.join(offline)} "
+            "only; the web was skipped."
+        )
+    else:
+        left = ", ".join([*reach.reachable, *offline])
+        warn(f"Cannot reach {', '.join(reach.unreachable)} ({why}); searching {left}.")
+    return reach
+
+
+def _to_check(reach: Reach) -> str:
+    """What to check for a backend that was set up to be reachable (SearXNG's address)."""
+    settings = [plugin(n).info.needs for n in reach.unreachable if plugin(n).info.needs]
+    return f" — check {', '.join(settings)}" if settings else ""
+
+
+def offline_sources(config: Configuration) -> list[str]:
+    """What can be searched with no network, as set up: your documents; the tools of the
+    MCP servers hybrid search asks (the operator's own, often local)."""
+    found = []
+    if any(Path(p).expanduser().exists() for p in config.docs):
+        found.append("your documents")
+    if config.mcp_servers and "hybrid" in config.searches:
+        found.append("the MCP tools")
+    return found
 
 
 class Building:
@@ -84,12 +142,14 @@ class Building:
         warn: Warn,
         topic: str,
         local: SearchBackend | None,
+        unreachable: frozenset[str] = frozenset(),
     ) -> None:
         self.config = config
         self.environment = environment
         self.warn = warn
         self.topic = topic
         self.local = local
+        self.unreachable = unreachable  # web backends the run's check could not reach
 
     @cached_property
     def cache(self) -> Cache | None:
@@ -103,11 +163,16 @@ class Building:
         return CachedSearch(backend, cache) if cache is not None and cache.enabled else backend
 
     def chain(self, name: str) -> list[SearchBackend]:
-        """``name``'s backend, then those it falls back to (a public one: with ``fallback``)."""
+        """``name``'s backend, then those it falls back to (a public one: with ``fallback``;
+        one that needs a setting: when it is set), each only if it can be reached."""
         first = plugin(name)
         then = [plugin(other) for other in first.info.fallbacks]
-        allowed = [other for other in then if not other.info.public or self.config.fallback]
-        return [first.make(self), *(other.make(self) for other in allowed)]
+        allowed = [
+            other
+            for other in then
+            if (not other.info.public or self.config.fallback) and other.configured(self.config)
+        ]
+        return [p.make(self) for p in [first, *allowed] if p.name not in self.unreachable]
 
 
 def _local(config: Configuration, environment: Environment, warn: Warn) -> LocalSearch | None:

@@ -10,7 +10,9 @@ A backend is one module of :mod:`ponder.services.search.backends` that calls
 - ``check``: what ``ponder doctor`` says of it (a :class:`Verdict`);
 - ``ready``: raise a SearchError before a run that cannot work at all (no key);
 - ``contract``: the backend answering in each mode of the contract test
-  (tests/unit/test_search_contract.py) at its own boundary, without the network.
+  (tests/unit/test_search_contract.py) at its own boundary, without the network;
+- ``endpoints``: the addresses it asks, as configured for a question, so that one quick
+  check before a run says whether it can be reached (:mod:`.reach`).
 
 The CLI, doctor, the MCP tool, the settings and docs/search-backends.md pick it up. The
 module is imported whenever the names are listed (``ponder --help``), so it keeps its top
@@ -65,16 +67,24 @@ class Patch(Protocol):
     def setattr(self, target: Any, name: Any, value: Any = ..., raising: bool = ...) -> None: ...
 
 
+Endpoints = Callable[["Configuration", str], list[str]]
+
+
 class SearchPlugin(NamedTuple):
     info: SearchBackendInfo
     make: Callable[[Building], SearchBackend]
     check: Callable[[Configuration], Verdict] | None = None
     ready: Callable[[Configuration, Environment], None] | None = None
     contract: Callable[[str, Path, Patch], SearchBackend] | None = None
+    endpoints: Endpoints | None = None  # None: it needs no network
 
     @property
     def name(self) -> str:
         return self.info.name
+
+    def configured(self, config: Configuration) -> bool:
+        """Whether the setting it cannot work without is set (searxng: ``searxng_url``)."""
+        return not self.info.needs or bool(getattr(config, self.info.needs, None))
 
 
 _PLUGINS: dict[str, SearchPlugin] = {}
@@ -111,18 +121,36 @@ def plugins() -> list[SearchPlugin]:
 
 
 def covered(names: list[str]) -> list[SearchPlugin]:
-    """The backends ``names`` search (hybrid: each it includes): what needs no network
-    first, then in order."""
+    """The backends ``names`` search (hybrid and auto: each they include): what needs no
+    network first, then in order."""
     chosen = set(names)
     if any(plugin(name).info.everything for name in names):
         chosen |= {p.name for p in plugins() if p.info.hybrid}
+    for name in names:
+        chosen |= set(plugin(name).info.members)
     found = [p for p in plugins() if p.name in chosen]
     return sorted(found, key=lambda p: not p.info.offline)
 
 
 def verdicts(config: Configuration) -> list[Verdict]:
     """What doctor says of each backend the configured search uses."""
-    return [p.check(config) for p in covered(config.searches) if p.check is not None]
+    return [
+        p.check(config)
+        for p in covered(config.searches)
+        if p.check is not None and (p.configured(config) or p.name in config.searches)
+    ]
+
+
+def web_backends(config: Configuration) -> list[SearchPlugin]:
+    """The backends the configured search asks over the network, fallbacks included (each
+    as configured: SearXNG only with its address)."""
+    found: dict[str, SearchPlugin] = {}
+    for first in covered(config.searches):
+        for candidate in [first, *(plugin(n) for n in first.info.fallbacks)]:
+            wanted = candidate is first or not candidate.info.public or config.fallback
+            if candidate.endpoints is not None and wanted and candidate.configured(config):
+                found.setdefault(candidate.name, candidate)
+    return list(found.values())
 
 
 def ready(config: Configuration, environment: Environment) -> None:

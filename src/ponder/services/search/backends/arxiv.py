@@ -30,6 +30,10 @@ def check(config: Configuration) -> Verdict:
     return reachable("arXiv", config.arxiv_url)
 
 
+def endpoints(config: Configuration, topic: str) -> list[str]:
+    return [config.arxiv_url]
+
+
 # Its contract fixture answers as tests/support/public_apis.py's arXiv does, so it is
 # tests/unit/test_search_contract.py's own.
 register(
@@ -43,5 +47,6 @@ register(
         ),
         make=make,
         check=check,
+        endpoints=endpoints,
     )
 )

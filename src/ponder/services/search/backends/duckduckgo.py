@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from ponder.settings.configuration import Configuration
 
 URL = "https://html.duckduckgo.com/html/"  # what `ponder doctor` asks
+# Engines ddgs asks: the web is reachable when any of them is.
+ENGINES = (URL, "https://www.bing.com/", "https://search.brave.com/")
 
 
 def make(built: Building) -> SearchBackend:
@@ -51,6 +53,11 @@ def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
     return DuckDuckGoSearch(attempts=2, backoff=0.01)
 
 
+def endpoints(config: Configuration, topic: str) -> list[str]:
+    """ddgs asks several engines: any of them answering is the web answering."""
+    return list(ENGINES)
+
+
 register(
     SearchPlugin(
         SearchBackendInfo(
@@ -63,5 +70,6 @@ register(
         make=make,
         check=check,
         contract=contract,
+        endpoints=endpoints,
     )
 )

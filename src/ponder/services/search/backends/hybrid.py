@@ -33,13 +33,18 @@ def make(built: Building) -> SearchBackend:
     sides: list[SearchBackend] = []
     for other in plugins():
         if other.info.hybrid and not other.info.offline:
-            chain = built.chain(other.name)
-            sides.append(chain[0] if len(chain) == 1 else FallbackSearch(chain, built.warn))
+            chain = built.chain(other.name)  # empty: it cannot be reached
+            if chain:
+                sides.append(chain[0] if len(chain) == 1 else FallbackSearch(chain, built.warn))
     sides += mcp_backends(built.config.mcp_servers)
     if built.local is None:
         built.warn(NO_DOCS)
     else:
         sides.insert(0, built.local)
+    if not sides:
+        from ponder.core.errors import OfflineError
+
+        raise OfflineError("none of the backends hybrid searches could be reached")
     return HybridSearch(*sides, warn=built.warn)
 
 

@@ -78,6 +78,7 @@ register(
             offline=True,
             public=False,
             hybrid=True,
+            needs="docs",
         ),
         make=make,
         check=check,

@@ -13,12 +13,28 @@ if TYPE_CHECKING:
 
     from ponder.services.search.base import SearchBackend
     from ponder.settings.configuration import Configuration
+    from ponder.settings.environment import Environment
+
+
+NO_URL = (
+    "search=searxng needs your SearXNG's address — pass --searxng-url URL (or set "
+    "PONDER_SEARXNG_URL)."
+)
 
 
 def make(built: Building) -> SearchBackend:
     from ponder.services.search.searxng import SearxngSearch
 
+    assert built.config.searxng_url, "ready() refuses search=searxng without its address"
     return built.cached(SearxngSearch(built.config.searxng_url))
+
+
+def ready(config: Configuration, environment: Environment) -> None:
+    """No address: say so before the run starts (no default is ever asked)."""
+    from ponder.core.errors import SearchError
+
+    if not config.searxng_url:
+        raise SearchError(NO_URL)
 
 
 def check(config: Configuration) -> Verdict:
@@ -28,6 +44,8 @@ def check(config: Configuration) -> Verdict:
     from ponder.services.search.base import SearchBackendError
     from ponder.services.search.searxng import SearxngSearch
 
+    if not config.searxng_url:
+        return Verdict(False, NO_URL)
     fix = f"start SearXNG at {config.searxng_url} (JSON format enabled) or choose another --search"
     try:
         asyncio.run(SearxngSearch(config.searxng_url).search("ponder", 1))
@@ -60,6 +78,10 @@ def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
     return SearxngSearch("http://searx.invalid", transport=httpx.MockTransport(answer))
 
 
+def endpoints(config: Configuration, topic: str) -> list[str]:
+    return [config.searxng_url] if config.searxng_url else []
+
+
 register(
     SearchPlugin(
         SearchBackendInfo(
@@ -69,9 +91,12 @@ register(
             order=20,
             public=False,
             fallbacks=("duckduckgo",),
+            needs="searxng_url",
         ),
         make=make,
+        ready=ready,
         check=check,
         contract=contract,
+        endpoints=endpoints,
     )
 )

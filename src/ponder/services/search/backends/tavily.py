@@ -54,6 +54,10 @@ def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
     return TavilySearch("http://tavily.invalid", api_key="tvly-contract")
 
 
+def endpoints(config: Configuration, topic: str) -> list[str]:
+    return [config.tavily_url]
+
+
 register(
     SearchPlugin(
         SearchBackendInfo(
@@ -68,5 +72,6 @@ register(
         make=make,
         ready=ready,
         contract=contract,
+        endpoints=endpoints,
     )
 )

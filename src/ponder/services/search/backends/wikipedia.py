@@ -31,6 +31,14 @@ def check(config: Configuration) -> Verdict:
     return reachable("Wikipedia", edition_url(config.wikipedia_url, config.wikipedia_lang or "en"))
 
 
+def endpoints(config: Configuration, topic: str) -> list[str]:
+    """The edition a run would ask."""
+    from ponder.services.search.language import edition_url, wikipedia_language
+
+    language = config.wikipedia_lang or wikipedia_language(topic)
+    return [edition_url(config.wikipedia_url, language)]
+
+
 # Its contract fixture answers as tests/support/public_apis.py's MediaWiki does, so it is
 # tests/unit/test_search_contract.py's own.
 register(
@@ -44,5 +52,6 @@ register(
         ),
         make=make,
         check=check,
+        endpoints=endpoints,
     )
 )

@@ -1,4 +1,5 @@
-"""Your documents' formats: one reader module each (:mod:`.readers`), registered by suffix.
+"""Your documents' formats: one reader module each (the package ``readers``), registered by
+suffix (:func:`every_reader` lists them).
 
 :func:`read_document` turns a file's bytes into a :class:`Document` — its text, and the
 title, authors and date its own metadata gives — or raises :class:`SkipFile` saying why it
@@ -14,16 +15,21 @@ from ponder.services.search.local.formats.document import (
     Document,
     SkipFile,
 )
-from ponder.services.search.local.formats.registry import Reader, reader_for, readers, suffixes
+from ponder.services.search.local.formats.registry import (
+    Reader,
+    every_reader,
+    reader_for,
+    suffixes,
+)
 
 __all__ = [
     "MAX_TEXT_CHARS",
     "Document",
     "Reader",
     "SkipFile",
+    "every_reader",
     "read_document",
     "reader_for",
-    "readers",
     "suffixes",
 ]
 

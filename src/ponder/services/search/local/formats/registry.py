@@ -56,7 +56,7 @@ def reader_for(suffix: str) -> Reader | None:
     return _READERS.get(suffix.lower())
 
 
-def readers() -> list[Reader]:
+def every_reader() -> list[Reader]:
     """Every reader once, in the order of its first suffix."""
     _load()
     unique = {id(reader): reader for reader in _READERS.values()}

@@ -1,0 +1,56 @@
+"""search=auto, the default: the web (DuckDuckGo, then your SearXNG when its address is set)
+when one quick check says it can be reached, and every offline source you set up (your
+documents), searched at once and merged by rank. Offline, only the offline sources."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ponder.services.search.registry import Building, Patch, SearchPlugin, plugin, register
+from ponder.settings.search_backends import SearchBackendInfo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ponder.services.search.base import SearchBackend
+
+WEB = "duckduckgo"
+
+
+def make(built: Building) -> SearchBackend:
+    """The documents first (they need no network), then the web when it can be reached.
+    Nothing to search at all is the factory's to refuse (:class:`OfflineError`)."""
+    from ponder.services.search.fallback import FallbackSearch
+    from ponder.services.search.hybrid import HybridSearch
+
+    sides: list[SearchBackend] = [built.local] if built.local is not None else []
+    web = built.chain(WEB)
+    if web:
+        sides.append(web[0] if len(web) == 1 else FallbackSearch(web, built.warn))
+    assert sides, "make_search refuses a search with nothing to search"
+    return sides[0] if len(sides) == 1 else HybridSearch(*sides, warn=built.warn)
+
+
+def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
+    """Both sides, each faked as its own contract fixture fakes it."""
+    from ponder.services.search.hybrid import HybridSearch
+
+    sides = [plugin(name).contract for name in ("local", WEB)]
+    return HybridSearch(*(side(mode, folder, patch) for side in sides if side), warn=print)
+
+
+register(
+    SearchPlugin(
+        SearchBackendInfo(
+            name="auto",
+            note="the default",
+            summary="the web (DuckDuckGo) when it can be reached, and your documents, at once; "
+            "offline, your documents alone",
+            settings=("docs",),
+            order=5,
+            members=("local", WEB),
+        ),
+        make=make,
+        contract=contract,
+    )
+)
