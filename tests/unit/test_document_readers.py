@@ -200,3 +200,46 @@ def test_the_docs_table_of_formats_is_the_readers_own() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.main(["--check"]) == 0, "run `python scripts/document_formats.py`"
+
+
+def test_a_file_read_again_with_the_same_text_keeps_its_passages_and_their_vectors(
+    tmp_path: Path,
+) -> None:
+    """Newer readers read every file once more (new metadata); a file whose text is the
+    same keeps its passages, so nothing embedded from them is lost."""
+    import sqlite3
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    note = folder / "tides.md"
+    note.write_text("---\ntitle: Tides\nauthor: Ada\n---\n# Tides\n\nThe Moon pulls.\n", "utf-8")
+    db = tmp_path / "index.sqlite"
+
+    def chunks() -> list[tuple[int, str]]:
+        with sqlite3.connect(db) as conn:
+            return conn.execute(
+                "SELECT c.id, f.title FROM chunks AS c JOIN files AS f ON f.id = c.file_id"
+            ).fetchall()
+
+    local = LocalIndex([folder], db_path=db)
+    local.index()
+    local.close()
+    before = chunks()
+    with sqlite3.connect(db) as conn:  # as an index older readers wrote
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'readers'")
+        conn.execute("UPDATE files SET title = 'tides', authors = NULL")
+    local = LocalIndex([folder], db_path=db)
+    try:
+        again = local.index()
+        [hit] = local.search("Moon", 1)
+    finally:
+        local.close()
+    assert again.indexed == 0 and again.unchanged == 1
+    assert chunks() == before and hit.title == "Tides" and hit.authors == ["Ada"]
+    note.write_bytes(b"\xef\xbb\xbf" + note.read_bytes())  # other bytes, the same text
+    local = LocalIndex([folder], db_path=db)
+    try:
+        assert local.index().indexed == 0
+    finally:
+        local.close()
+    assert chunks() == before

@@ -77,7 +77,7 @@ def index_status(paths: Paths, config: Configuration | None = None) -> IndexStat
 
 def unknown_summary(counts: dict[str, int]) -> str:
     """Files of unknown types, counted by suffix: "12 .jpg, 3 .zip" ('' for none)."""
-    from ponder.services.search.local.indexer import unknown_summary as summary
+    from ponder.services.search.local.files import unknown_summary as summary
 
     return summary(counts) if counts else ""
 

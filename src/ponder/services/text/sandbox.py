@@ -37,6 +37,7 @@ _PRELOAD = [
     "ponder.services.text.extraction",
     "ponder.services.web.reader",
     "ponder.services.search.local.reading",
+    "ponder.services.search.local.formats.readers",
     "trafilatura",
 ]
 

@@ -105,6 +105,14 @@ def unknown_type(name: str) -> str:
     return f"unknown type ({_suffix(name)}; ponder reads {', '.join(sorted(suffixes()))})"
 
 
+def unknown_summary(counts: dict[str, int]) -> str:
+    """``{".jpg": 12, ".zip": 3}`` → "12 .jpg, 3 .zip" (the commonest first, ten at most)."""
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"{n} {suffix}" for suffix, n in ordered[:10])
+    rest = sum(n for _, n in ordered[10:])
+    return shown + (f" and {rest} more" if rest else "")
+
+
 def _suffix(name: str) -> str:
     return os.path.splitext(name)[1].lower() or "(no suffix)"
 

@@ -192,19 +192,60 @@ class Indexer:
             )
             self.stats.unchanged += 1
             return
+        chunks = [
+            (start, end, bisect.bisect_right(result.page_starts, start) or None)
+            for start, end in result.spans
+        ]
+        if previous is not None and self._same_passages(previous[0], result.text, chunks):
+            # New bytes, same text (a file re-saved, or read again by newer readers): its
+            # passages, and the vectors embedded from them, are kept.
+            self._describe(previous[0], job.signature, result)
+            self.stats.unchanged += 1
+            return
         file_id = self._upsert(job.path, job.signature, result.digest, result.title, None, previous)
         self.conn.execute(
             "UPDATE files SET authors = ?, date = ?, part = ? WHERE id = ?",
             ("\n".join(result.authors) or None, result.date, result.part, file_id),
         )
-        for start, end in result.spans:
-            page = bisect.bisect_right(result.page_starts, start) or None
+        for start, end, page in chunks:
             self.chunk_rows.append((self.next_chunk, file_id, start, end, page))
             self.fts_rows.append((self.next_chunk, result.title, result.text[start:end]))
             self.next_chunk += 1
         self.stats.indexed += 1
         if len(self.chunk_rows) >= 5000:
             self._flush()
+
+    def _same_passages(
+        self, file_id: int, text: str, chunks: list[tuple[int, int, int | None]]
+    ) -> bool:
+        stored = self.conn.execute(
+            "SELECT c.start, c.end, c.page, p.body FROM chunks AS c JOIN passages AS p "
+            "ON p.rowid = c.id WHERE c.file_id = ? ORDER BY c.start",
+            (file_id,),
+        ).fetchall()
+        return bool(stored) and stored == [(s, e, page, text[s:e]) for s, e, page in chunks]
+
+    def _describe(self, file_id: int, signature: tuple[int, int], result: Extracted) -> None:
+        """A file whose passages stay: what its reader found besides its text (its hash,
+        title, authors, date, what its parts are); its passages carry the title too."""
+        self.conn.execute(
+            "UPDATE files SET mtime_ns = ?, size = ?, hash = ?, title = ?, skipped = NULL, "
+            "authors = ?, date = ?, part = ? WHERE id = ?",
+            (
+                *signature,
+                result.digest,
+                result.title,
+                "\n".join(result.authors) or None,
+                result.date,
+                result.part,
+                file_id,
+            ),
+        )
+        self.conn.execute(
+            "UPDATE passages SET title = ? WHERE rowid IN "
+            "(SELECT id FROM chunks WHERE file_id = ?) AND title != ?",
+            (result.title, file_id, result.title),
+        )
 
     def _skip(
         self,
@@ -260,11 +301,3 @@ class Indexer:
             )
             self.stats.passages += len(self.chunk_rows)
             self.chunk_rows, self.fts_rows = [], []
-
-
-def unknown_summary(counts: dict[str, int]) -> str:
-    """``{".jpg": 12, ".zip": 3}`` → "12 .jpg, 3 .zip" (the commonest first, ten at most)."""
-    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    shown = ", ".join(f"{n} {suffix}" for suffix, n in ordered[:10])
-    rest = sum(n for _, n in ordered[10:])
-    return shown + (f" and {rest} more" if rest else "")
