@@ -59,11 +59,11 @@ class _as:
     def __init__(self, shared: TestClient, token: str) -> None:
         self.shared, self.headers = shared, {"authorization": f"Bearer {token}"}
 
-    def get(self, path: str, **kw: Any) -> Any:
-        return self.shared.get(path, headers=self.headers, **kw)
+    def get(self, path: str, headers: dict[str, str] | None = None, **kw: Any) -> Any:
+        return self.shared.get(path, headers={**self.headers, **(headers or {})}, **kw)
 
-    def post(self, path: str, **kw: Any) -> Any:
-        return self.shared.post(path, headers=self.headers, **kw)
+    def post(self, path: str, headers: dict[str, str] | None = None, **kw: Any) -> Any:
+        return self.shared.post(path, headers={**self.headers, **(headers or {})}, **kw)
 
 
 def finished(user: _as, thread_path: str, timeout: float = 30) -> list[dict[str, Any]]:
@@ -296,3 +296,41 @@ def test_a_caller_is_shown_no_host_endpoint_or_file_of_the_operator(
     said = alice.get("/api/models").json()["error"]
     assert said and "[ollama host 1]" in said and down not in said
     assert down in op.get("/api/models").json()["error"]
+
+
+def test_index_jobs_are_limited_per_user_and_in_all_and_the_server_answers_meanwhile(
+    users: dict[str, Any], operator_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A burst of "index this folder" cannot take the threads other requests need."""
+    import threading
+
+    from ponder.interfaces.ui import folders
+
+    release = threading.Event()
+    real = folders.documents.index
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        release.wait(30)  # a folder that takes long to read
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(folders.documents, "index", held)
+    json = {"accept": "application/json"}
+    alice, bob, op = users["alice"], users["bob"], users["op"]
+    folder = str(operator_env)
+    try:
+        first = alice.post("/documents", data={"path": folder}, headers=json)
+        assert first.status_code == 200, first.text
+        again = alice.post("/documents", data={"path": folder}, headers=json)
+        assert again.status_code == 429 and "being indexed already" in again.json()["error"]
+        assert bob.post("/documents", data={"path": folder}, headers=json).status_code == 200
+        full = op.post("/documents", data={"path": folder}, headers=json)
+        assert full.status_code == 429 and "2 folders" in full.json()["error"]
+        assert alice.get("/api/models").status_code == 200  # the server answers meanwhile
+    finally:
+        release.set()
+    job = first.json()["job"]
+    deadline = time.monotonic() + 30
+    while not alice.get(f"/documents/jobs/{job}").json()["finished"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert alice.post("/documents", data={"path": folder}, headers=json).status_code == 200

@@ -158,3 +158,27 @@ def test_a_caller_may_not_name_a_hidden_entry_unless_the_operator_allows_it(
     assert vet({"docs": [str(library / "bees" / "tides.md")]})  # a link that stays inside
     monkeypatch.setenv("PONDER_DOCS_HIDDEN_AND_SYMLINKS", "1")
     assert vet({"docs": [str(library / ".drafts")]}) == {"docs": [str(library / ".drafts")]}
+
+
+def test_a_link_in_a_folder_never_serves_a_file_of_the_parent_folder_indexed_before(
+    tmp_path: Path,
+) -> None:
+    """The operator once indexed their home; a folder in it is shared with callers, and
+    someone puts a link there to a private file elsewhere in that home. Searched through
+    the home's index, the shared folder does not serve it."""
+    home = tmp_path / "home"
+    shared, private = home / "shared", home / "private"
+    shared.mkdir(parents=True)
+    private.mkdir()
+    (private / "diary.txt").write_text("The zeppelin hangar code is 4711.\n", "utf-8")
+    (shared / "notes.md").write_text("# Notes\n\nSpring tides follow the Moon.\n", "utf-8")
+    (shared / "hangar.txt").symlink_to(private / "diary.txt")
+    index([home], cache_dir=cache_dir())  # `ponder index ~`, for the operator's own use
+    served = FolderIndexes([shared], cache_dir=cache_dir())
+    try:
+        assert [unit.scope for unit in served.units if unit.scope], "the home's index serves it"
+        found = served.search("zeppelin hangar code", 5)
+        tides = served.search("spring tides", 5)
+    finally:
+        served.close()
+    assert found == [] and [Path(hit.url).name for hit in tides] == ["notes.md"]

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ponder.core.errors import StorageError
+from ponder.core.errors import PonderError, StorageError
 from ponder.settings.configuration import Configuration
 from ponder.settings.environment import read_environment
 
@@ -39,13 +39,26 @@ def index(
     progress: Progress | None = None,
     warn: Warn | None = None,
     config: Configuration | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> IndexStats:
     """Index (or refresh) the documents under ``paths``; Ctrl-C keeps what was indexed.
     ``config`` (else the environment's) says which folders' indexes serve them
-    (``docs_roots``) and what they hold (``docs_hidden_and_symlinks``)."""
+    (``docs_roots``) and what they hold (``docs_hidden_and_symlinks``). ``stop()``, asked
+    between two files, ends it early (:class:`IndexingStopped`), keeping what was indexed."""
     from ponder.services.search import index as build
+    from ponder.services.search.local.indexer import IndexStopped
 
-    return build(paths, progress=progress, warn=warn, **_reach(config))
+    try:
+        return build(paths, progress=progress, warn=warn, stop=stop, **_reach(config))
+    except IndexStopped:
+        raise IndexingStopped() from None
+
+
+class IndexingStopped(PonderError):
+    """Indexing stopped early, as asked (the server is shutting down)."""
+
+    def __init__(self) -> None:
+        super().__init__("Indexing stopped: the server is shutting down. What was indexed is kept.")
 
 
 def embed(

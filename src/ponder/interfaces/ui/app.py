@@ -67,6 +67,7 @@ def create_app(
     async def lifespan(_app: Starlette) -> Any:
         warming = asyncio.create_task(asyncio.to_thread(api.warm_up))  # serving starts now
         yield
+        indexer.close()
         await manager.close()
         await warming
 

@@ -10,7 +10,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from ponder.core.errors import PonderError
 from ponder.interfaces.ui import pages
 from ponder.interfaces.ui.folders import Indexer, folders_info
-from ponder.interfaces.ui.requests import redirect_to, user_of
+from ponder.interfaces.ui.requests import redirect_to, refused_status, user_of
 
 
 async def documents_page(request: Request) -> HTMLResponse:
@@ -26,10 +26,11 @@ async def index_folder(request: Request) -> Response:
     try:
         job = indexer.start(user, str(form.get("path") or ""))
     except PonderError as exc:
+        status = refused_status(exc, 400)
         if "json" in request.headers.get("accept", ""):
-            return JSONResponse({"error": str(exc)}, status_code=400)
+            return JSONResponse({"error": str(exc)}, status_code=status)
         folders = await asyncio.to_thread(folders_info, user)
-        return HTMLResponse(pages.documents_page(folders, user.operator, str(exc)), 400)
+        return HTMLResponse(pages.documents_page(folders, user.operator, str(exc)), status)
     if "json" in request.headers.get("accept", ""):
         return JSONResponse({"job": job})
     return redirect_to("/documents")

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ponder.api import documents
-from ponder.core.errors import InvalidInputError, PonderError
+from ponder.core.errors import InvalidInputError, PonderError, TooManyRunsError
 from ponder.interfaces.ui import store
 from ponder.interfaces.ui.access import User
 from ponder.settings.callers import document_roots, operator_configuration, vet
@@ -75,24 +77,54 @@ class Job:
         }
 
 
+# Indexing jobs at once: one per user, two in all. Each holds a thread of its own pool (not
+# the server's, which every request shares) while files are read in the parsing workers.
+JOBS_PER_USER = 1
+JOBS = 2
+
+
 class Indexer:
-    """Indexing jobs, one thread each; the page polls a job's figures."""
+    """Indexing jobs, each on a thread of a pool of its own; the page polls a job's
+    figures. A user with a job running, or a server with as many as it runs, is refused
+    another until one ends: a burst of "index this folder" cannot take the threads every
+    other request needs."""
 
     def __init__(self) -> None:
         self.jobs: dict[int, Job] = {}
         self._ids = itertools.count(1)
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._pool = ThreadPoolExecutor(JOBS, thread_name_prefix="ponder-index")
+        self._closing = threading.Event()
 
     def start(self, user: User, path: str) -> int:
         folder = self._allowed(user, path)
+        self._refuse_beyond_limits(user)
         job_id = next(self._ids)
         job = self.jobs[job_id] = Job(user.name, str(folder))
         if user.operator:
             store.add_folder(str(folder))
-        task = asyncio.create_task(asyncio.to_thread(self._index, job))
+        task = asyncio.get_running_loop().run_in_executor(self._pool, self._index, job)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return job_id
+
+    def _refuse_beyond_limits(self, user: User) -> None:
+        running = [job for job in self.jobs.values() if not job.finished]
+        if sum(job.owner == user.name for job in running) >= JOBS_PER_USER:
+            raise TooManyRunsError(
+                "A folder of yours is being indexed already — wait for it to finish, then "
+                "index the next."
+            )
+        if len(running) >= JOBS:
+            raise TooManyRunsError(
+                f"{JOBS} folders are being indexed already — try again when one is done."
+            )
+
+    def close(self) -> None:
+        """Stop taking jobs; those running stop after their current file (whose reading a
+        deadline bounds), keeping what they indexed."""
+        self._closing.set()
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _allowed(self, user: User, path: str) -> Path:
         text = path.strip()
@@ -105,13 +137,14 @@ class Indexer:
             raise InvalidInputError(f"There is no folder at {folder} — check the path.")
         return folder
 
-    @staticmethod
-    def _index(job: Job) -> None:
+    def _index(self, job: Job) -> None:
         def progress(done: int, total: int) -> None:
             job.done, job.total = done, total
 
         try:
-            stats = documents.index([job.path], progress=progress, warn=job.warnings.append)
+            stats = documents.index(
+                [job.path], progress=progress, warn=job.warnings.append, stop=self._closing.is_set
+            )
             job.result = {k: v for k, v in vars(stats).items() if isinstance(v, int | float | str)}
             job.result["skipped_files"] = [
                 [_inside(path, job.path), why] for path, why in stats.skipped_files

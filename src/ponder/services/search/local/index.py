@@ -23,7 +23,7 @@ from pathlib import Path
 from ponder.services.search.base import SearchResult
 from ponder.services.search.local.embeddings import Embedder
 from ponder.services.search.local.files import Found, discover
-from ponder.services.search.local.indexer import Indexer, IndexStats, deferred_interrupt
+from ponder.services.search.local.indexer import Indexer, IndexStats, Stop, deferred_interrupt
 from ponder.services.search.local.ranking import Ranking, Warn
 from ponder.services.search.local.results import search
 from ponder.services.search.local.scope import scope_within
@@ -169,18 +169,23 @@ class LocalIndex:
         self._conn.close()
 
     def index(
-        self, progress: Progress | None = None, warn: Warn | None = None, workers: int | None = None
+        self,
+        progress: Progress | None = None,
+        warn: Warn | None = None,
+        workers: int | None = None,
+        stop: Stop | None = None,
     ) -> IndexStats:
         """Bring the index up to date with the files on disk; only changed files are read.
 
         ``progress(done, total)`` is called as files are checked; ``warn`` gets one line per
         skipped file (the first ten, then a count). Files are read by up to ``workers``
-        processes (default: one per core).
+        processes (default: one per core). ``stop()``, asked between files, ends it early
+        (IndexStopped), keeping what was indexed.
         """
         started = time.perf_counter()
         with _index_lock(self.db_path), self._lock:
             indexer = Indexer(self._conn, warn or self._warn, workers, self._bounds())
-            stats = indexer.run(self._discover(warn or self._warn), progress, self.scope)
+            stats = indexer.run(self._discover(warn or self._warn), progress, self.scope, stop)
         stats.seconds = time.perf_counter() - started
         return stats
 

@@ -27,6 +27,12 @@ from ponder.services.search.local.scope import Scope
 
 Warn = Callable[[str], None]
 Progress = Callable[[int, int], None]
+Stop = Callable[[], bool]
+
+
+class IndexStopped(Exception):
+    """Indexing was asked to stop (a server shutting down); what was indexed is kept."""
+
 
 _MAX_WARNINGS = 10  # per indexing run; the rest are summed up in one line
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are skipped: read whole, they would fill memory
@@ -95,7 +101,11 @@ class Indexer:
         self.fts_rows: list[tuple[int, str, str]] = []
 
     def run(
-        self, discovered: Found, progress: Progress | None, scope: Scope | None = None
+        self,
+        discovered: Found,
+        progress: Progress | None,
+        scope: Scope | None = None,
+        stop: Stop | None = None,
     ) -> IndexStats:
         """Bring the index in line with the files ``discovered``: those of the whole index,
         or of the ``scope`` they were found in (files outside it are neither read nor
@@ -125,7 +135,7 @@ class Indexer:
         self.stats.workers = pool_size(jobs, self.workers)
         results = extracted(jobs, self.stats.workers)
         try:
-            self._store_all(results, known, total, progress)
+            self._store_all(results, known, total, progress, stop)
         except BrokenProcessPool:  # a file crashed the reader's process outright
             left = len(jobs) - self.stored
             self.warn(
@@ -163,6 +173,7 @@ class Indexer:
         known: dict[str, tuple[int, int, int, str]],
         total: int,
         progress: Progress | None,
+        stop: Stop | None = None,
     ) -> None:
         if progress:
             progress(self.stats.unchanged, total)
@@ -170,6 +181,8 @@ class Indexer:
             for done, result in enumerate(results, start=self.stats.unchanged + 1):
                 if interrupted():  # between two files, so none is half stored
                     raise KeyboardInterrupt
+                if stop is not None and stop():
+                    raise IndexStopped
                 self._store(result, known.get(result.job.path))
                 self.stored += 1
                 if done % _BATCH == 0:

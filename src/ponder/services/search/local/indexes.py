@@ -25,7 +25,7 @@ from ponder.services.search.local.index import (
     index_path,
     resolve_roots,
 )
-from ponder.services.search.local.indexer import IndexStats
+from ponder.services.search.local.indexer import IndexStats, Stop
 from ponder.services.search.local.ranking import Warn
 from ponder.services.search.local.results import search
 from ponder.services.search.local.vectors import EmbedStats
@@ -111,12 +111,16 @@ class FolderIndexes:
             unit.close()
 
     def index(
-        self, progress: Progress | None = None, warn: Warn | None = None, workers: int | None = None
+        self,
+        progress: Progress | None = None,
+        warn: Warn | None = None,
+        workers: int | None = None,
+        stop: Stop | None = None,
     ) -> IndexStats:
         """Refresh each index (the part of it in use); the counts are summed."""
         total = IndexStats()
         for unit in self.units:
-            stats = unit.index(_after(progress, total.files), warn, workers)
+            stats = unit.index(_after(progress, total.files), warn, workers, stop)
             for name in ("files", "indexed", "unchanged", "removed", "skipped", "passages"):
                 setattr(total, name, getattr(total, name) + getattr(stats, name))
             total.seconds += stats.seconds
@@ -191,12 +195,13 @@ def index(
     cache_dir: Path,
     anchors: Paths = (),
     hidden: bool = False,
+    stop: Stop | None = None,
 ) -> IndexStats:
     """Index (or refresh) the documents under ``paths``, in the cache folder ``cache_dir``;
-    what ``ponder index PATH`` runs."""
+    what ``ponder index PATH`` runs. ``stop()`` ends it between two files (IndexStopped)."""
     indexes = FolderIndexes(paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden, warn=warn)
     try:
-        return indexes.index(progress)
+        return indexes.index(progress, stop=stop)
     finally:
         indexes.close()
 
