@@ -137,7 +137,8 @@ def test_a_notebook_keeps_what_its_examples_printed(docs: Path, tmp_path: Path) 
 
 @pytest.fixture
 def hostile_folder(written: dict[str, Path], tmp_path: Path) -> Iterator[Path]:
-    """Real documents beside documents built to hurt a reader."""
+    """Real documents beside documents built to hurt a reader: zip bombs, entities, a huge
+    notebook, a named pipe, a link to a private file."""
     import os
 
     from support.hostile_documents import entity_bomb, huge_output_notebook, replaced
@@ -157,6 +158,10 @@ def hostile_folder(written: dict[str, Path], tmp_path: Path) -> Iterator[Path]:
     huge_output_notebook(folder / "log.ipynb")
     os.mkfifo(folder / "notes.txt")
     (folder / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0" + b"\x00" * 64)
+    secret = tmp_path / "private" / "passwords.md"
+    secret.parent.mkdir()
+    secret.write_text("# Passwords\n\nThe vault opens with 4711.\n", "utf-8")
+    (folder / "minutes.md").symlink_to(secret)  # a link out of the folder
     yield folder
 
 
@@ -166,6 +171,7 @@ SKIPPED = {
     "laughs.docx": "declares XML entities",
     "log.ipynb": "larger than 64 MB",
     "notes.txt": "not a regular file",
+    "minutes.md": "a link that leads out of its folder",
 }
 
 

@@ -48,7 +48,8 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     real = reading._read  # what sends a file to a parsing worker
 
     def counted(job: reading.Job) -> reading.Extracted:
-        read.append(job.path)
+        if job.refused is None:  # a link out is skipped unopened: not read
+            read.append(job.path)
         return real(job)
 
     monkeypatch.setattr(reading, "_read", counted)
@@ -82,7 +83,8 @@ def test_a_sub_folder_of_an_operator_root_uses_the_roots_index_from_the_first_ti
     assert index([library / "tides"], anchors=[library], cache_dir=cache_dir()).indexed == 2
     assert index([library / "bees"], anchors=[library], cache_dir=cache_dir()).indexed == 3
     whole = index([library], anchors=[library], cache_dir=cache_dir())
-    assert whole.indexed == 1 and whole.unchanged == 5  # only overview.md was left to read
+    # Only overview.md was left to read; the two links out are skipped, unread, from before.
+    assert whole.indexed == 1 and whole.unchanged == 7 and whole.skipped == 2
     assert len(read) == len(set(read)) == 6 and len(indexes_on_disk(tmp_path)) == 1
     assert plan([library / "bees"], [library], cache_dir=cache_dir()) == [
         (library, [library / "bees"])
@@ -129,7 +131,13 @@ def test_hidden_files_and_links_out_of_the_folder_are_not_indexed(library: Path)
     stats = index([library], cache_dir=cache_dir())
     found = FolderIndexes([library], cache_dir=cache_dir())
     names = {Path(h.url).name for h in found.search("zeppelin password private key", 10)}
-    assert names == set() and stats.files == 6
+    assert names == set() and stats.indexed == 6
+    # The links out are named among the skipped, with why; the hidden entries counted.
+    assert {Path(p).name: why.split(" (")[0] for p, why in stats.skipped_files} == {
+        "keys.txt": "a link that leads out of its folder or into a hidden entry",
+        "draft.md": "a link that leads out of its folder or into a hidden entry",
+    }
+    assert stats.left_out == 2  # .drafts and .env.md
     assert Path(found.search("spring tides new full moon", 3)[0].url).parent.name in (
         "tides", "bees",  # bees/tides.md is a link that stays inside: kept
     )  # fmt: skip

@@ -81,8 +81,8 @@ def _said(console: Console, warnings: list[str], stats: Any, unknown: str) -> No
         print(f"Not read, of unknown types: {unknown}.")
     if stats.left_out:
         print(
-            f"Left out: {stats.left_out} hidden file(s) or folder(s) and link(s) leading out "
-            "of the folder (the operator's PONDER_DOCS_HIDDEN_AND_SYMLINKS reads them)."
+            f"Left out: {stats.left_out} hidden file(s) or folder(s) (the operator's "
+            "PONDER_DOCS_HIDDEN_AND_SYMLINKS reads them)."
         )
 
 

@@ -18,6 +18,10 @@ from ponder.services.search.local.formats import suffixes
 
 Warn = Callable[[str], None]
 NOT_REGULAR = "not a regular file (a named pipe, a socket or a device)"
+LINK_OUT = (
+    "a link that leads out of its folder or into a hidden entry "
+    "(read only with PONDER_DOCS_HIDDEN_AND_SYMLINKS)"
+)
 
 
 def _ignore(_: str) -> None:
@@ -31,8 +35,9 @@ class Found:
 
     files: dict[str, tuple[int, int]] = field(default_factory=dict)
     unknown: Counter[str] = field(default_factory=Counter)  # suffix → files of no known type
-    irregular: set[str] = field(default_factory=set)  # of files: pipes, sockets, devices
-    left_out: int = 0  # hidden entries and links out of the folder (docs_hidden_and_symlinks)
+    # Of ``files``, those never opened, with why: pipes, sockets and devices; links out.
+    refused: dict[str, str] = field(default_factory=dict)
+    left_out: int = 0  # hidden entries (docs_hidden_and_symlinks)
 
 
 def discover(
@@ -50,8 +55,9 @@ def discover(
     often holds a ``.git`` or an editor's ``.env`` beside the documents, and a link to
     ``~/.ssh`` or ``/etc`` would serve what the operator never offered. A root the user
     names is read as named. Symlinked folders are not followed (a link loop would never
-    end). Only regular files are taken: a named pipe called ``notes.txt`` would hold a
-    reader forever.
+    end). Only regular files are read: a named pipe called ``notes.txt`` would hold a
+    reader forever. A link out and a file that is no regular file are among ``files``, to
+    be skipped with their reason, unopened (``refused``).
     """
     found = Found()
     known = suffixes()
@@ -85,8 +91,8 @@ def discover(
                 path = os.path.join(folder, name)
                 if hidden or not os.path.islink(path) or leads_inside(path, bounds):
                     _add(found, path)
-                else:
-                    found.left_out += 1
+                else:  # named among the skipped, never followed
+                    _add(found, path, follow=False, refused=LINK_OUT)
     return found
 
 
@@ -117,11 +123,13 @@ def _suffix(name: str) -> str:
     return os.path.splitext(name)[1].lower() or "(no suffix)"
 
 
-def _add(found: Found, path: str) -> None:
+def _add(found: Found, path: str, follow: bool = True, refused: str | None = None) -> None:
     try:
-        info = os.stat(path)
+        info = os.stat(path, follow_symlinks=follow)
     except OSError:
         return
     found.files[path] = (info.st_mtime_ns, info.st_size)
-    if not stat.S_ISREG(info.st_mode):
-        found.irregular.add(path)  # skipped unopened, and remembered as skipped
+    if refused is None and not stat.S_ISREG(info.st_mode):
+        refused = NOT_REGULAR
+    if refused is not None:
+        found.refused[path] = refused  # skipped unopened, and remembered as skipped

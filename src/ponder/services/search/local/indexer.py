@@ -56,7 +56,7 @@ class IndexStats:
     # hidden entries and links out of the folder left out (docs_hidden_and_symlinks).
     skipped_files: list[tuple[str, str]] = field(default_factory=list)
     unknown_types: dict[str, int] = field(default_factory=dict)
-    left_out: int = 0
+    left_out: int = 0  # hidden entries
 
 
 @contextmanager
@@ -130,8 +130,8 @@ class Indexer:
                 self.stats.unchanged += 1
             else:
                 known_hash = previous[3] if previous else None
-                regular = path not in discovered.irregular
-                jobs.append(Job(path, signature, known_hash, MAX_FILE_BYTES, self.bounds, regular))
+                refused = discovered.refused.get(path)
+                jobs.append(Job(path, signature, known_hash, MAX_FILE_BYTES, self.bounds, refused))
         self.stats.workers = pool_size(jobs, self.workers)
         results = extracted(jobs, self.stats.workers)
         try:

@@ -39,7 +39,9 @@ class Job:
     # The folders (or named files) the file must lie in once opened; None: anywhere (the
     # operator's docs_hidden_and_symlinks).
     bounds: tuple[str, ...] | None = None
-    regular: bool = True  # False: a pipe, socket or device, which is never opened
+    # Why it is skipped unopened: a pipe, socket or device (opening a device can do things:
+    # a watchdog starts counting), or a link out of the folder.
+    refused: str | None = None
 
 
 @dataclass
@@ -151,8 +153,8 @@ def extracted(jobs: list[Job], workers: int) -> Generator[Extracted, None, None]
 
 
 def _read(job: Job) -> Extracted:
-    if not job.regular:  # opening a device can do things (a watchdog starts counting)
-        return Extracted(job, skipped=NOT_REGULAR)
+    if job.refused is not None:
+        return Extracted(job, skipped=job.refused)
     try:
         return sandbox.run(extract, job, deadline=READ_SECONDS)
     except sandbox.ParseFailed as exc:
