@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ponder.core.sources import Source, source_key
+from ponder.core.untrusted import printable
 from ponder.core.warnings import collapse
 
 # Follows a sentence of the report that none of the sources it cites supports (the
@@ -147,8 +148,8 @@ class Report(BaseModel):
         stats = values.get("stats") or {}
         return cls(
             topic=topic,
-            markdown=values.get("report") or "",
-            summary=values.get("running_summary") or "",
+            markdown=printable(values.get("report") or ""),
+            summary=printable(values.get("running_summary") or ""),
             sources=report_sources(values.get("sources") or [], values.get("cited_sources") or []),
             stats=RunStats.from_state(stats, int(values.get("research_loop_count") or 0), wall),
             thread_id=thread_id,

@@ -40,7 +40,10 @@ def source_key(url: str) -> str:
     """Normalise a URL or file path so the same source is recognised twice."""
     text = url.strip()
     if "://" not in text:
-        return "file:" + os.path.normcase(os.path.abspath(os.path.expanduser(text)))
+        path = os.path.expanduser(text)
+        if not os.path.isabs(path):  # never a file of yours, and no os.getcwd() in a graph
+            return "other:" + text
+        return "file:" + os.path.normcase(os.path.normpath(path))
     parts = urlsplit(text)
     host = (parts.hostname or "").lower().removeprefix("www.")
     port = f":{parts.port}" if parts.port and parts.port not in (80, 443) else ""

@@ -83,6 +83,7 @@ async def _search_all(
             except SearchBackendError as exc:  # a failing query must not sink the round
                 ctx.warn(f"Search for {query!r} failed: {exc}")
                 found = []
+            found = addressed(found, ctx)
             ctx.count("search_calls")
             ctx.count("search_seconds", time.perf_counter() - started)
             if not found:
@@ -90,6 +91,15 @@ async def _search_all(
             return query, found
 
     return list(await asyncio.gather(*(one(q) for q in queries)))
+
+
+def addressed(found: list[SearchResult], ctx: NodeContext) -> list[SearchResult]:
+    """The results at an address ponder can key and read (http(s), or a document's path);
+    the others (``javascript:``, ``mailto:``, a bare path from the web) are dropped."""
+    kept = [result for result in found if result.well_addressed()]
+    if len(kept) < len(found):
+        ctx.warn(f"Dropped {len(found) - len(kept)} result(s) at an address that is no web page.")
+    return kept
 
 
 async def _read_full_pages(

@@ -80,7 +80,9 @@ def source_block(number: int, title: str, url: str, text: str) -> str:
 
 
 def _attr(value: str) -> str:
-    return value.replace('"', "'").replace("\n", " ")[:200]
+    """A title or address inside a tag: no quote ends it, no tag can open or close there."""
+    flat = " ".join(value.split())[:200]
+    return flat.replace('"', "'").replace("<", "‹").replace(">", "›")
 
 
 # Produces: Clarification — whether one question is truly needed, the question, and a

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from ponder.core.errors import InvalidInputError, StorageError
 from ponder.core.result import Report
+from ponder.core.untrusted import printable
 from ponder.interfaces.cli.progress import ProgressView
 
 
@@ -100,14 +101,13 @@ def deliver(
 
 
 def show_report(report: Report) -> None:
+    markdown = printable(report.markdown)  # a model can be led to write escape sequences too
     if sys.stdout.isatty():
         from rich.markdown import Markdown
 
-        Console().print(Markdown(report.markdown))
+        Console().print(Markdown(markdown))
     else:
-        sys.stdout.write(
-            report.markdown if report.markdown.endswith("\n") else report.markdown + "\n"
-        )
+        sys.stdout.write(markdown if markdown.endswith("\n") else markdown + "\n")
     sys.stdout.flush()
 
 
@@ -121,4 +121,4 @@ def display(path: Path) -> str:
 def say(message: str) -> None:
     """A line on stderr; a closed terminal (SIGHUP) must not turn into a traceback."""
     with contextlib.suppress(OSError):
-        print(message, file=sys.stderr, flush=True)
+        print(printable(message), file=sys.stderr, flush=True)

@@ -22,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ponder.core.events import ProgressEvent
+from ponder.core.untrusted import printable
 
 PHASES = {
     "take_question": "checking what can be searched",
@@ -81,7 +82,7 @@ class ProgressState:
             self.supervisor_round = int(data.get("round") or self.supervisor_round)
             self.queries = [str(s) for s in data.get("subtopics") or []]
         elif event.kind == "token":
-            self.draft += str(data.get("text") or "")
+            self.draft += printable(str(data.get("text") or ""))
         elif event.kind == "discarded":
             self.draft = ""
             self.draft_note = f"draft discarded: {data.get('reason') or 'unusable'}"
@@ -89,7 +90,7 @@ class ProgressState:
             self.draft = self.draft[: int(data.get("keep") or 0)]
             self.draft_note = f"draft cut: {data.get('reason') or 'it degenerated'}"
         elif event.kind == "warning":
-            message = str(data.get("message") or "")
+            message = printable(str(data.get("message") or ""))
             key = str(data.get("shape") or message)
             if key in self.repeats:  # the same warning for another query: counted
                 self.repeats[key] += 1

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from typing import Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ponder.core.errors import SearchBackendError
+from ponder.core.untrusted import printable
 
 __all__ = ["Origin", "SearchBackend", "SearchBackendError", "SearchResult"]
 
@@ -14,7 +16,13 @@ Origin = Literal["web", "local", "mcp"]
 
 
 class SearchResult(BaseModel):
-    """One hit: a web page or a passage of a local document."""
+    """One hit: a web page or a passage of a local document.
+
+    Its text is data from outside: escape sequences and control characters are removed as
+    it is made, and as a page's text is read into it later (``content``).
+    """
+
+    model_config = ConfigDict(validate_assignment=True)
 
     title: str
     url: str = Field(description="A web URL or an absolute local file path.")
@@ -32,9 +40,27 @@ class SearchResult(BaseModel):
     )
     date: str | None = Field(default=None, description="When, as ISO 8601 (2021-03-04).")
 
+    @field_validator("title", "url", "snippet", "content", "location", "date")
+    @classmethod
+    def _printable(cls, value: str | None) -> str | None:
+        return printable(value) if value else value
+
+    @field_validator("authors")
+    @classmethod
+    def _printable_names(cls, value: list[str]) -> list[str]:
+        return [printable(name) for name in value]
+
     @property
     def text(self) -> str:
         return self.content or self.snippet
+
+    def well_addressed(self) -> bool:
+        """A web or tool result at an http(s) address, a document at an absolute path:
+        anything else (``javascript:``, ``mailto:``, a bare path from the web) is no source
+        ponder can key, show or read, and could pose as one of your files."""
+        if self.origin == "local":
+            return os.path.isabs(self.url)
+        return self.url.lower().startswith(("https://", "http://"))
 
 
 @runtime_checkable
