@@ -154,3 +154,36 @@ async def test_transient_fault_is_retried_not_fallen_back(corpus: Path) -> None:
             report = await aresearch("How do tides work?", **config)
             assert report.stats.retries == 1, kind
             assert report.stats.fallbacks == 0, (kind, report.stats.warnings)
+
+
+async def test_a_model_server_that_trickles_and_never_finishes_costs_each_call_its_deadline(
+    corpus: Path,
+) -> None:
+    """One piece every 0.3 s, for ever: each read's own time limit (1 s) is never reached.
+    Every call still ends at its deadline, is retried and replaced like a timeout, and the
+    run ends with a report."""
+    import inspect
+    import itertools
+    import json as prose  # a long text people wrote, no sentence of it twice
+    import time
+
+    from ponder.testing import Reply
+
+    words = (inspect.getdoc(prose) or "").split()
+
+    def trickle(_request: Any) -> Reply:
+        # Prose that does not repeat itself, so no guard stops it: only the deadline can.
+        pieces = (f"{words[n % len(words)]} " for n in itertools.count())
+        return Reply(pieces=pieces, piece_delay=0.3)
+
+    scripted = ScriptedBackend()
+    scripted.overrides["text"] = trickle
+    started = time.monotonic()
+    with Rig(scripted) as rig:
+        report = await aresearch(
+            "How do tides work?",
+            **{**settings(rig, corpus, "loop"), "request_timeout": 1.0, "max_loops": 1},
+        )
+    assert time.monotonic() - started < 30
+    assert report.stats.extractive_report and report.cited_sources()
+    assert any("did not finish within 1s" in w for w in report.stats.warnings), report.stats

@@ -67,7 +67,10 @@ class ModelAccess(BaseModel):
     temperature: Caller[float] = Field(0.2, ge=0.0, le=2.0, description="Sampling temperature.")
     keep_alive: Operator[str] = Field("10m", description="How long Ollama keeps the model loaded.")
     request_timeout: Operator[float] = Field(
-        300.0, gt=0, description="Seconds before one model call is abandoned and retried."
+        600.0,
+        gt=0,
+        description="Seconds one model call may take in all, its streamed answer included, "
+        "before it is abandoned and retried (also the longest wait for one piece of it).",
     )
     max_retries: Operator[int] = Field(
         2, ge=0, le=5, description="Retries of one model call on invalid output or errors."

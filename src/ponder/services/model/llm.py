@@ -9,6 +9,7 @@ answers, ``hosts``; how a streamed text is read, ``streaming``.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -203,9 +204,18 @@ class LLM:
         """``call(client)`` on a host that answers (see ``hosts.on_a_host``), its SDK's
         failures turned into ponder's errors."""
 
+        deadline = self.config.request_timeout
+
         async def attempt(url: str) -> R:
             with self.provider.errors(url):
-                return await call(self.provider.client(url))
+                # The whole call, streamed or not: a server that sends a piece every few
+                # seconds and never finishes passes every read's own time limit.
+                try:
+                    return await asyncio.wait_for(call(self.provider.client(url)), deadline)
+                except TimeoutError:
+                    raise ModelCallError(
+                        f"the answer did not finish within {deadline:g}s (request_timeout)"
+                    ) from None
 
         result, url = await on_a_host(
             self.provider.hosts(),
