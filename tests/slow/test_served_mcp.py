@@ -377,3 +377,30 @@ async def test_a_caller_sees_no_host_endpoint_or_file_of_the_operator(
         failed = await client.call_tool("research", {"question": "Tides?", "mode": "loop"})
     assert failed.is_error and "[ollama host 1]" in text_of(failed), text_of(failed)
     assert down not in text_of(failed)
+
+
+async def test_a_resume_is_a_new_request_checked_against_todays_folders(
+    mcp_rig: Rig, tmp_path: Path
+) -> None:
+    """The operator revokes a folder and restarts: resuming a run that searched it is
+    refused, saying why; a run whose caller named no folder goes on with today's."""
+    first, second = write_corpus(tmp_path / "first"), write_corpus(tmp_path / "second")
+    (tmp_path / "disk").mkdir()
+
+    def server(roots: Path) -> StdioServerParameters:
+        env = operator_env(mcp_rig, tmp_path / "disk", PONDER_DOCS_ROOTS=str(roots))
+        del env["PONDER_DOCS"]
+        return StdioServerParameters(command=sys.executable, args=["-m", "ponder", "mcp"], env=env)
+
+    async with Client(server(first)) as client:
+        named = await client.call_tool(
+            "research", {"question": "How do tides work?", "docs": [str(first)]}
+        )
+        unnamed = await client.call_tool("research", {"question": "How do tides work?"})
+    assert not named.is_error and not unnamed.is_error, text_of(named) + text_of(unnamed)
+    runs = [(r.structured_content or {})["run_id"] for r in (named, unnamed)]
+    async with Client(server(second)) as client:  # `first` is no longer offered
+        refused = await client.call_tool("resume", {"run_id": runs[0]})
+        goes_on = await client.call_tool("resume", {"run_id": runs[1]})
+    assert is_refused(refused, "outside this server's document folders"), text_of(refused)
+    assert not goes_on.is_error, text_of(goes_on)

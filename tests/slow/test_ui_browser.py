@@ -331,6 +331,44 @@ def test_a_warning_repeated_for_other_queries_is_one_line_with_its_count(
         wiki.close()
 
 
+def test_a_callers_follow_up_on_a_folder_revoked_since_is_refused(
+    rig: Rig, tmp_path: Path, browser: Any
+) -> None:
+    """A follow-up is a new request: the caller's folders are checked against today's."""
+    from support import write_corpus
+
+    first, second = write_corpus(tmp_path / "first"), write_corpus(tmp_path / "second")
+    env = {
+        **operator_env(rig, first, tmp_path),
+        "PONDER_DOCS_ROOTS": str(first),
+        "PONDER_UI_TOKEN": "op-secret",
+        "PONDER_UI_TOKENS": "alice=alice-secret",
+    }
+    del env["PONDER_DOCS"]
+    server = UiServer(env).start()
+    tab = Page(browser, server)
+    try:
+        tab.go("/?token=alice-secret")  # the address `ponder ui` gave her
+        page = ask(tab, "How do tides work?")  # her folder: the one offered, checked
+        wait_status(page, "done")
+        run = page.url
+    finally:
+        server.stop()
+    # The operator offers another folder now, and restarts.
+    server = UiServer({**env, "PONDER_DOCS_ROOTS": str(second)}, port=server.port).start()
+    try:
+        page.goto(run)
+        page.fill("#follow-up", "What do harbour pilots read?")
+        page.click("#follow button")
+        alert = page.get_by_role("alert")
+        alert.wait_for(timeout=WAIT)
+        assert "outside this server's document folders" in alert.inner_text()
+        tab.shot("follow-up-refused", full=False)
+    finally:
+        tab.close()
+        server.stop()
+
+
 def test_a_follow_up_builds_on_the_finished_run(
     scripted: ScriptedBackend, ui: UiServer, browser: Any
 ) -> None:

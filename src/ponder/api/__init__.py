@@ -153,9 +153,12 @@ async def stream_resume(
     ask: Ask | None = None,
     force: bool = False,
     server: str | None = None,
+    anew: bool = False,
     **config: Any,
 ) -> AsyncIterator[ProgressEvent | Report]:
-    """Like :func:`stream`, for a run that already has a checkpoint."""
+    """Like :func:`stream`, for a run that already has a checkpoint. Its settings are the
+    ones it stored, ``config`` over them; ``anew``: ``config`` over today's environment
+    instead (a served caller's continuation, its options vetted again today)."""
     from langgraph.types import Command
 
     from ponder.services.storage.runs import RunHistory
@@ -185,9 +188,7 @@ async def stream_resume(
             f"Run '{thread_id}' is still running in another process — wait for it to finish, "
             "or stop it (Ctrl-C) and then resume."
         )
-    # A stored value whose credentials were redacted comes from the environment instead.
-    stored = {key: value for key, value in record.config.items() if not was_redacted(value)}
-    settings = Configuration.create(**{**stored, **config})
+    settings = _continued(record.config, config, anew)
     runs.start(thread_id, record.topic, settings.model_dump())
     first: Any = Command(resume=answer) if answer is not None else None
     async for item in drive(thread_id, record.topic, settings, environment, first, ask):
@@ -195,10 +196,11 @@ async def stream_resume(
 
 
 async def stream_followup(
-    thread_id: str, question: str, *, ask: Ask | None = None, **config: Any
+    thread_id: str, question: str, *, ask: Ask | None = None, anew: bool = False, **config: Any
 ) -> AsyncIterator[ProgressEvent | Report]:
     """A follow-up question on a finished run: it builds on the sources and findings that
-    run kept (the thread's next turn), and its report answers the new question."""
+    run kept (the thread's next turn), and its report answers the new question. Settings
+    as :func:`stream_resume` takes them."""
     from langchain_core.messages import HumanMessage
 
     from ponder.services.storage.runs import RunHistory
@@ -214,12 +216,21 @@ async def stream_followup(
             f"Run '{thread_id}' is {record.status}, not finished — resume it "
             f"(`ponder resume {thread_id}`) before asking a follow-up."
         )
-    stored = {key: value for key, value in record.config.items() if not was_redacted(value)}
-    settings = Configuration.create(**{**stored, **config})
+    settings = _continued(record.config, config, anew)
     runs.start(thread_id, clean, settings.model_dump())
     first = {"messages": [HumanMessage(clean)]}
     async for item in drive(thread_id, clean, settings, environment, first, ask):
         yield item
+
+
+def _continued(stored: dict[str, Any], config: dict[str, Any], anew: bool) -> Configuration:
+    """The settings a run goes on with: what it stored, ``config`` over them; ``anew``,
+    ``config`` alone over today's environment. A stored value whose credentials were
+    redacted comes from the environment instead."""
+    if anew:
+        return Configuration.create(**config)
+    kept = {key: value for key, value in stored.items() if not was_redacted(value)}
+    return Configuration.create(**{**kept, **config})
 
 
 def _run_sync(work: Coroutine[Any, Any, Report]) -> Report:

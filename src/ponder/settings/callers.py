@@ -132,6 +132,24 @@ def served_options(
     return options
 
 
+def continued_options(
+    asked: Mapping[str, Any] | None,
+    stored: Mapping[str, Any],
+    operator: Configuration | None = None,
+) -> dict[str, Any]:
+    """A caller's follow-up or resume is a new request: what they asked when the run began
+    (``asked``; for a run from before that was kept, the caller's fields of its ``stored``
+    settings), vetted again against today's operator settings — a folder revoked since, a
+    lowered ceiling, a model or a backend no longer offered is refused
+    (CallerRefusedError) — with today's folders for a caller who named none."""
+    chosen = (
+        dict(asked)
+        if asked is not None
+        else {name: value for name, value in stored.items() if name in caller_fields()}
+    )
+    return served_options(chosen, operator)
+
+
 def served_configuration(values: Mapping[str, Any]) -> Configuration:
     """A served run's configuration: the operator's, with the caller's allowed values."""
     return Configuration.create(**served_options(values))

@@ -45,9 +45,9 @@ from ponder.core.events import ProgressEvent
 from ponder.core.result import Report
 from ponder.core.warnings import collapse
 from ponder.interfaces.mcp.http import caller, check_listening, server_auth, transport_security
-from ponder.interfaces.mcp.owners import owner, set_owner
+from ponder.interfaces.mcp.owners import asked, owner, set_owner
 from ponder.settings.caller_view import CallerView
-from ponder.settings.callers import operator_configuration, served_options
+from ponder.settings.callers import continued_options, operator_configuration, served_options
 from ponder.settings.ceilings import RunSlots
 from ponder.settings.choices import Mode
 from ponder.settings.environment import read_environment
@@ -103,7 +103,7 @@ def build_server(**auth: Any) -> MCPServer:
             return _error(str(exc))
         run_id = RUN_PREFIX + new_thread_id()
         try:
-            await asyncio.to_thread(set_owner, run_id, caller())
+            await asyncio.to_thread(set_owner, run_id, caller(), chosen)
         except PonderError as exc:
             return _error(str(exc))
         return await _run(stream(question, thread_id=run_id, ask=_asker(ctx), **allowed), ctx)
@@ -154,14 +154,18 @@ async def _resume(
     """Continue one of this server's runs that the caller started; any other id, another
     user's run among them, is unknown to a caller."""
     from ponder.api import stream_resume
+    from ponder.api.history import run
 
     try:
         mine = run_id.startswith(RUN_PREFIX) and await asyncio.to_thread(owner, run_id) == caller()
+        record = await asyncio.to_thread(run, run_id) if mine else None
+        if record is None:
+            return _error(f"No run with id {run_id!r} on this server — start one with `research`.")
+        # A new request: what the caller asked for, vetted again against today's settings.
+        today = continued_options(await asyncio.to_thread(asked, run_id), record.config)
     except PonderError as exc:
         return _error(str(exc))
-    if not mine:
-        return _error(f"No run with id {run_id!r} on this server — start one with `research`.")
-    return await _run(stream_resume(run_id, answer, ask=_asker(ctx)), ctx)
+    return await _run(stream_resume(run_id, answer, ask=_asker(ctx), anew=True, **today), ctx)
 
 
 def _modern(ctx: Context) -> bool:

@@ -128,8 +128,9 @@ async def _start(request: Request) -> Response:
     submitted = await request.form()
     form = ask_defaults(user, submitted)
     try:
-        topic, options = await asyncio.to_thread(run_options, user, submitted)
-        thread_id = manager_of(request).start(topic, options, user.name, run_limit(user))
+        topic, asked, options = await asyncio.to_thread(run_options, user, submitted)
+        kept = None if user.operator else asked  # a caller's follow-up is vetted from it
+        thread_id = manager_of(request).start(topic, options, user.name, run_limit(user), kept)
     except PonderError as exc:
         recent = visible(user, history.runs(HISTORY_LIMIT))
         said = shown.text(user, str(exc))

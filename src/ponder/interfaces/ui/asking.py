@@ -17,11 +17,12 @@ from ponder.api.probe import model_server, search_ready
 from ponder.core.errors import ConfigurationError, InvalidInputError, OllamaUnavailableError
 from ponder.core.topic import clean_topic
 from ponder.interfaces.doctor import ollama_checks
-from ponder.interfaces.ui import shown
+from ponder.interfaces.ui import shown, store
 from ponder.interfaces.ui.access import User
 from ponder.interfaces.ui.folders import allowed_folders
 from ponder.settings import search_backends
 from ponder.settings.callers import (
+    continued_options,
     document_roots,
     enabled_searches,
     operator_configuration,
@@ -92,9 +93,9 @@ def models_info(user: User) -> dict[str, Any]:
     }
 
 
-def run_options(user: User, submitted: Form) -> tuple[str, dict[str, Any]]:
-    """The question and the run's settings from a submitted form, checked before the run
-    starts; raises a PonderError that says what to change."""
+def run_options(user: User, submitted: Form) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The question, what the user asked for, and the run's settings from a submitted
+    form, checked before the run starts; raises a PonderError that says what to change."""
     topic = clean_topic(str(submitted.get("topic") or ""))
     values: dict[str, Any] = {
         "mode": str(submitted.get("mode") or "auto"),
@@ -107,7 +108,15 @@ def run_options(user: User, submitted: Form) -> tuple[str, dict[str, Any]]:
     options = served_options(values) if not user.operator else values
     settings = Configuration.create(**options)
     _preflight(settings)
-    return topic, options
+    return topic, values, options
+
+
+def continued(user: User, thread_id: str, stored: dict[str, Any]) -> dict[str, Any] | None:
+    """A caller's settings to go on with a run (its follow-up, its resume), vetted again
+    today; None for the operator, whose runs go on as they were."""
+    if user.operator:
+        return None
+    return continued_options(store.asked(thread_id), stored)
 
 
 def _preflight(settings: Configuration) -> None:

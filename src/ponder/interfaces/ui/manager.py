@@ -96,27 +96,49 @@ class RunManager:
         return sum(1 for run in self._runs.values() if run.live and run.by == user)
 
     def start(
-        self, topic: str, options: dict[str, Any], owner: str, limit: int | None = None
+        self,
+        topic: str,
+        options: dict[str, Any],
+        owner: str,
+        limit: int | None = None,
+        asked: dict[str, Any] | None = None,
     ) -> str:
         """Start a run for ``owner``; ``limit``: the most runs they may have live (None:
-        the operator, held to none)."""
+        the operator, held to none); ``asked``: what a caller asked for, kept so that a
+        follow-up is vetted again from it."""
         self._room_for(owner, limit)
         thread_id = api.new_thread_id()
         store.set_owner(thread_id, owner)
+        if asked is not None:
+            store.set_asked(thread_id, asked)
         self._launch(thread_id, api.stream(topic, thread_id=thread_id, **options), owner)
         return thread_id
 
     def resume(
-        self, thread_id: str, answer: str | None = None, by: str = "", limit: int | None = None
+        self,
+        thread_id: str,
+        answer: str | None = None,
+        by: str = "",
+        limit: int | None = None,
+        anew: dict[str, Any] | None = None,
     ) -> None:
+        """Go on with a run: with its stored settings, or ``anew`` with these (a caller's,
+        vetted again today)."""
         self._room_for(by, limit)
-        self._launch(thread_id, api.stream_resume(thread_id, answer), by)
+        fresh = {"anew": True, **anew} if anew is not None else {}
+        self._launch(thread_id, api.stream_resume(thread_id, answer, **fresh), by)
 
     def follow_up(
-        self, thread_id: str, question: str, by: str = "", limit: int | None = None
+        self,
+        thread_id: str,
+        question: str,
+        by: str = "",
+        limit: int | None = None,
+        anew: dict[str, Any] | None = None,
     ) -> None:
         self._room_for(by, limit)
-        self._launch(thread_id, api.stream_followup(thread_id, question), by)
+        fresh = {"anew": True, **anew} if anew is not None else {}
+        self._launch(thread_id, api.stream_followup(thread_id, question, **fresh), by)
 
     def _room_for(self, user: str, limit: int | None) -> None:
         live = self.live_runs(user)

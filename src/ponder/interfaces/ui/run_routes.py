@@ -15,6 +15,7 @@ from ponder.api import history
 from ponder.core.errors import InvalidInputError, PonderError
 from ponder.interfaces.html import render_html, report_body
 from ponder.interfaces.ui import pages, shown
+from ponder.interfaces.ui.asking import continued
 from ponder.interfaces.ui.manager import RunManager
 from ponder.interfaces.ui.requests import (
     manager_of,
@@ -111,16 +112,20 @@ async def act(request: Request) -> Response:
     thread_id, action = record.thread_id, request.path_params["action"]
     manager = manager_of(request)
     form = await request.form()
-    by, limit = user_of(request).name, run_limit(user_of(request))
+    user = user_of(request)
+    by, limit = user.name, run_limit(user)
     try:
         if action == "stop":
             manager.stop(thread_id)
-        elif action == "resume":
-            manager.resume(thread_id, None, by, limit)
-        elif action == "answer":
-            manager.resume(thread_id, str(form.get("answer") or "").strip() or None, by, limit)
-        elif action == "follow-up":
-            manager.follow_up(thread_id, str(form.get("topic") or ""), by, limit)
+        elif action in ("resume", "answer", "follow-up"):
+            # A new request: a caller's settings are checked again against today's.
+            anew = await asyncio.to_thread(continued, user, thread_id, record.config)
+            if action == "follow-up":
+                question = str(form.get("topic") or "")
+                manager.follow_up(thread_id, question, by, limit, anew)
+            else:
+                answer = str(form.get("answer") or "").strip() or None
+                manager.resume(thread_id, answer, by, limit, anew)
         elif action == "delete":
             return await _delete(request, thread_id)
         else:

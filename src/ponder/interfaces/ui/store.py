@@ -24,6 +24,8 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS events (thread_id TEXT NOT NULL, seq INTEGER NOT NULL,"
     " event TEXT NOT NULL, PRIMARY KEY (thread_id, seq))",
     "CREATE TABLE IF NOT EXISTS folders (path TEXT PRIMARY KEY)",
+    # What a caller asked for when a run began: a follow-up is vetted again from it.
+    "CREATE TABLE IF NOT EXISTS asked (thread_id TEXT PRIMARY KEY, options TEXT NOT NULL)",
 )
 
 
@@ -52,6 +54,16 @@ def _read(query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
 
 def set_owner(thread_id: str, owner: str) -> None:
     _write("INSERT OR REPLACE INTO owners VALUES (?, ?)", [(thread_id, owner)])
+
+
+def set_asked(thread_id: str, options: dict[str, Any]) -> None:
+    _write("INSERT OR REPLACE INTO asked VALUES (?, ?)", [(thread_id, json.dumps(options))])
+
+
+def asked(thread_id: str) -> dict[str, Any] | None:
+    """What the caller asked for when the run began (None: not kept, an older run)."""
+    rows = _read("SELECT options FROM asked WHERE thread_id=?", (thread_id,))
+    return dict(json.loads(rows[0][0])) if rows else None
 
 
 def owners() -> dict[str, str]:
@@ -85,3 +97,4 @@ def forget(thread_id: str) -> None:
     with closing(_connect()) as conn, conn:
         conn.execute("DELETE FROM events WHERE thread_id=?", (thread_id,))
         conn.execute("DELETE FROM owners WHERE thread_id=?", (thread_id,))
+        conn.execute("DELETE FROM asked WHERE thread_id=?", (thread_id,))
