@@ -135,11 +135,51 @@ def test_with_tokens_set_a_request_without_one_is_refused_and_the_link_sets_a_co
     shared = users["op"].shared
     assert shared.get("/").status_code == 401
     assert shared.get("/", headers={"authorization": "Bearer wrong"}).status_code == 401
-    link = shared.get("/?token=alice-secret")
+    # The address `ponder ui` printed, opened by the person: a navigation of their own.
+    link = shared.get("/?token=alice-secret", headers={"sec-fetch-site": "none"})
     assert link.status_code == 303 and link.headers["location"] == "/"
     cookie = link.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     assert shared.get("/", cookies={"ponder_ui": "alice-secret"}).status_code == 200
+
+
+def test_a_link_from_another_site_signs_no_one_in(users: dict[str, Any]) -> None:
+    """Login CSRF: bob sends alice a link with his token; opened from another site, it
+    sets no cookie, and alice's own stays hers."""
+    shared = users["op"].shared
+    for site in ("cross-site", "same-site", None):
+        headers = {"sec-fetch-site": site} if site else {}
+        sent = shared.get("/?token=bob-secret", headers=headers)
+        assert sent.status_code == 401 and "set-cookie" not in sent.headers, site
+        hers = shared.get(
+            "/?token=bob-secret", headers=headers, cookies={"ponder_ui": "alice-secret"}
+        )
+        assert hers.status_code == 200 and "set-cookie" not in hers.headers, site
+
+
+def test_behind_a_proxy_the_address_people_use_may_send_forms(
+    operator_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PONDER_UI_ORIGINS", "https://research.example.org")
+    with client() as ui:
+        proxied = {"origin": "https://research.example.org"}
+        asked = {"topic": "How do tides work?", "docs": str(operator_env), "mode": "loop"}
+        started = ui.post("/runs", data=asked, headers=proxied)
+        assert started.status_code == 303, started.text
+        other = ui.post("/runs", data={"topic": "x"}, headers={"origin": "https://evil.example"})
+        assert other.status_code == 403
+
+
+def test_a_request_body_is_bounded_whatever_its_form(operator_env: Path) -> None:
+    with client() as ui:
+        big = "x" * (400 * 1024)
+        assert ui.post("/runs", data={"topic": big}).status_code == 413
+        chunks = (b"topic=" + b"x" * 65536 for _ in range(8))  # no Content-Length: chunked
+        streamed = ui.post(
+            "/runs", content=chunks, headers={"content-type": "application/x-www-form-urlencoded"}
+        )
+        assert streamed.status_code == 413
+        assert ui.get("/").status_code == 200
 
 
 def test_each_user_sees_only_their_own_runs_and_the_operator_sees_all(

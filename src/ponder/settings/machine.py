@@ -52,6 +52,12 @@ class Machine(BaseModel):
         description="Host headers `ponder mcp --http` accepts off loopback (host:port, "
         "host:* for any port). Empty: the MCP SDK's loopback checks only.",
     )
+    ui_origins: list[str] = Field(
+        default_factory=list,
+        description="Addresses `ponder ui` is reached at through a proxy (scheme://host[:port], "
+        "e.g. https://research.example.org): requests that change something may come from "
+        "pages there. Empty: only its own address, over http.",
+    )
     model_dir: str | None = Field(
         None,
         description="Where the test rig keeps its model files. Unset: the models folder in "

@@ -8,7 +8,12 @@ Origin). Off loopback a token is required: ``PONDER_UI_TOKEN`` is the operator's
 ``PONDER_UI_TOKENS`` (``alice=TOKEN,bob=TOKEN``) names other users, who are callers: they
 see only their own runs and set only what a caller may (``ponder.settings.callers``). A token comes
 as ``Authorization: Bearer TOKEN``, or once as ``?token=`` in the address the server
-prints, after which an HttpOnly, SameSite=Strict cookie carries it.
+prints, after which an HttpOnly, SameSite=Strict cookie carries it. That address is taken
+only from a navigation the person made (``Sec-Fetch-Site: none``: typed, pasted, opened from
+the terminal) or from ponder's own pages: a link on another site cannot sign anyone in as
+someone else. Behind a proxy that serves it over https, ``PONDER_UI_ORIGINS`` names the
+address people use, so its pages may change things. A request's body is at most
+``MAX_BODY`` bytes: no form can fill the server's memory.
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ from ponder.settings.keys import Secrets
 
 COOKIE = "ponder_ui"
 OPERATOR = "operator"
+MAX_BODY = 256 * 1024  # a question, its options and a follow-up; far below any harm
+# Where a request came from, as the browser says: the person's own navigation, or a page
+# of this server. A cross-site link's token is not taken.
+OWN_NAVIGATION = ("none", "same-origin")
 
 
 @dataclass(frozen=True)
@@ -70,12 +79,20 @@ def check_listening(host: str, known: dict[str, User]) -> None:
 class Access:
     """ASGI middleware: answers 400/403/401 before any route runs; sets ``scope["user"]``."""
 
-    def __init__(self, app: Any, host: str, port: int, known: dict[str, User]) -> None:
+    def __init__(
+        self,
+        app: Any,
+        host: str,
+        port: int,
+        known: dict[str, User],
+        origins: list[str] | None = None,
+    ) -> None:
         self.app = app
         self.loopback = host in LOOPBACK
         names = {"127.0.0.1", "localhost", "[::1]"} if self.loopback else set()
         self.hosts = {f"{name}:{port}" for name in names}
         self.users = known
+        self.origins = {origin.rstrip("/") for origin in origins or []}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -87,19 +104,32 @@ class Access:
             await _plain(send, 400, "This server answers only at its own address.")
             return
         origin = headers.get("origin")
-        if scope["method"] not in ("GET", "HEAD") and origin not in (None, f"http://{host}"):
+        own = {f"http://{host}", *self.origins}
+        if scope["method"] not in ("GET", "HEAD") and origin not in (None, *own):
             await _plain(send, 403, "Requests that change something come from ponder's pages.")
             return
+        if int(headers.get("content-length") or 0) > MAX_BODY:
+            await _plain(send, 413, f"A request may carry at most {MAX_BODY // 1024} KB.")
+            return
         query = parse_qs(scope.get("query_string", b"").decode())
-        given = _bearer(headers) or (query.get("token") or [None])[0] or _cookie(headers)
+        linked = (query.get("token") or [None])[0]
+        if headers.get("sec-fetch-site") not in OWN_NAVIGATION:
+            linked = None  # another site's link: its token signs no one in
+        given = _bearer(headers) or linked or _cookie(headers)
         user = self._user(given)
         if user is None:
             await _plain(send, 401, "Open the address `ponder ui` printed (it has the token).")
             return
-        if "token" in query and scope["method"] == "GET":
-            await _set_cookie(send, scope, query, given or "")
+        if linked is not None and scope["method"] == "GET":
+            await _set_cookie(send, scope, query, linked)
             return
         scope["user"] = user
+        if scope["method"] not in ("GET", "HEAD"):
+            body = await _bounded_body(receive)  # read here, whatever length it claimed
+            if body is None:
+                await _plain(send, 413, f"A request may carry at most {MAX_BODY // 1024} KB.")
+                return
+            receive = _replayed(body, receive)
         await self.app(scope, receive, send)
 
     def _user(self, token: str | None) -> User | None:
@@ -136,6 +166,37 @@ async def _set_cookie(
         }
     )
     await send({"type": "http.response.body", "body": b""})
+
+
+async def _bounded_body(receive: Any) -> bytes | None:
+    """The request's body, or None once it grows past MAX_BODY (it is not read further)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message.get("type") != "http.request":
+            break  # the client went away: what came is what there is
+        chunks.append(message.get("body") or b"")
+        size += len(chunks[-1])
+        if size > MAX_BODY:
+            return None
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)
+
+
+def _replayed(body: bytes, receive: Any) -> Any:
+    """A ``receive`` that gives the body read already, then what the client sends next (its
+    going away)."""
+    given = [False]
+
+    async def replay() -> Any:
+        if not given[0]:
+            given[0] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 async def _plain(send: Any, status: int, text: str) -> None:

@@ -91,7 +91,8 @@ def create_app(
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.manager = manager
     app.state.indexer = indexer
-    return Access(_SecurityHeaders(app), host, port, users(environment.secrets))
+    known = users(environment.secrets)
+    return Access(_SecurityHeaders(app), host, port, known, environment.machine.ui_origins)
 
 
 class _SecurityHeaders:
