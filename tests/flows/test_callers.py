@@ -54,6 +54,12 @@ HOSTILE: dict[str, Any] = {
     "caller_max_concurrent_researchers": 1,
     "caller_max_supervisor_rounds": 1,
     "caller_runs": 1000,
+    "caller_num_predict": 16,
+    "caller_summary_tokens": 100,
+    "caller_evidence_tokens": 200,
+    "caller_min_findings_to_stop": 1,
+    "caller_min_sources_to_stop": 1,
+    "cache": False,  # each of a caller's runs would ask the web afresh
 }
 
 
@@ -122,7 +128,9 @@ def test_documents_must_resolve_inside_the_operators_folders(
     ("raw", "says"),
     [
         ("papers\x00/../../etc", "NUL byte"),
-        ("~nosuchuser/papers", "no user 'nosuchuser'"),
+        # One answer whether the user exists or not: a caller cannot list the server's users.
+        ("~nosuchuser/papers", "~name names a user's home folder"),
+        ("~root/papers", "~name names a user's home folder"),
         ("", "empty path"),
         ("/srv/" + "x" * 5000, "longer than any path"),
     ],

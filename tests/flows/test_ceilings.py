@@ -23,7 +23,9 @@ def test_every_ceiling_stands_at_its_costs_hard_cap_until_the_operator_lowers_it
     for name, ceiling in CEILINGS.items():
         field = Configuration.model_fields[ceiling]
         assert hard_cap(ceiling) == hard_cap(name) == field.default, name
-    assert served_configuration({name: hard_cap(name) for name in CEILINGS})  # all allowed
+    at_caps = {name: hard_cap(name) for name in CEILINGS}
+    at_caps["num_predict"] = Configuration().num_ctx // 2  # its own cap: half the window
+    assert served_configuration(at_caps)  # all allowed
 
 
 @pytest.mark.parametrize("name", sorted(CEILINGS))

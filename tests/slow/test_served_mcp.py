@@ -102,7 +102,7 @@ async def test_stdio_refuses_what_a_caller_may_not_choose_and_goes_on(
                 "search_documents", {"query": "tide bonus", "docs": [folder]}
             )
             assert is_refused(found, "outside this server's document folders"), text_of(found)
-        for raw, says in (("tides\x00.md", "NUL byte"), ("~nosuchuser/docs", "no user")):
+        for raw, says in (("tides\x00.md", "NUL byte"), ("~nosuchuser/docs", "~name names")):
             result = await client.call_tool("research", {"question": "Tides?", "docs": [raw]})
             assert is_refused(result, says), text_of(result)
             found = await client.call_tool("search_documents", {"query": "x", "docs": [raw]})

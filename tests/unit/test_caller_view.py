@@ -42,6 +42,17 @@ def view(tmp_path: Path) -> CallerView:
          f"Cache disabled ([Errno 13] Permission denied: '{FILE}')."),
         ("Cannot write the vector matrix next to /var/cache/ponder/indexes/3f.sqlite",
          f"Cannot write the vector matrix next to {FILE}"),
+        # The shapes a review found shown whole (issue 44).
+        ("ConnectError: ('10.0.0.5', 8888) refused", f"ConnectError: ('{ADDRESS}', 8888) refused"),
+        ("no answer from gpu-box:11434 or 10.0.0.5:8888",
+         f"no answer from {ADDRESS} or {ADDRESS}:8888"),
+        ("host intranet.example resolves to private address 10.1.2.3",
+         f"host intranet.example resolves to private address {ADDRESS}"),
+        ("cannot read file:///etc/ponder/secrets.toml", f"cannot read {FILE}"),
+        ("index at ~/.cache/ponder/indexes/x.sqlite is locked", f"index at {FILE} is locked"),
+        ("Permission denied: '/srv/private papers/payroll.md'",
+         f"Permission denied: '{FILE}'"),
+        ("refused fd00::5 and 2001:db8::1 too", f"refused {ADDRESS} and {ADDRESS} too"),
     ],
 )  # fmt: skip
 def test_the_operators_hosts_and_files_are_named_not_given(
@@ -54,7 +65,8 @@ def test_the_callers_documents_and_the_public_web_read_as_they_are(view: CallerV
     plain = (
         "Skipped /srv/docs/tides/neap.pdf: encrypted. Document path /srv/docs does not exist. "
         "Could not read https://en.wikipedia.org/wiki/Tide: timeout; kept its snippet. "
-        "Searched 3/4 of the files and/or pages at 12 files/s."
+        "Searched 3/4 of the files and/or pages at 12 files/s, at 12:30:45 from 8.8.8.8; "
+        "see section 3.2.1 and ratio 1:2."
     )
     assert view.text(plain) == plain
     # A folder beside the offered one is not offered: its name is no prefix to trust.

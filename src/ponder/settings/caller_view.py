@@ -27,6 +27,15 @@ from ponder.settings.configuration import Configuration
 _URL = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s\"'<>]+")
 # An absolute POSIX path in prose: not a URL's path (after a host or ://), nor "and/or".
 _PATH = re.compile(r"(?<![\w.~:/\\-])/(?:[\w.~+@%=-]+/)*[\w.~+@%=-]+/?")
+# A path in quotes, spaces and all, as errors quote them: "Permission denied: '/a b/c'".
+_QUOTED_PATH = re.compile(r"(['\"])([/~][^'\"\n]{0,500})\1")
+# A home-relative path: ~/notes, ~alice/notes.
+_HOME_PATH = re.compile(r"(?<![\w/])~[\w.-]*/[^\s'\"<>]*")
+# An address without a scheme: 10.0.0.5, 10.0.0.5:8888, ('10.0.0.5', 8888), fd00::5,
+# gpu-box:11434.
+_IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])")
+_IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4}(?![\w:])")
+_HOST_PORT = re.compile(r"(?<![\w./@-])[a-zA-Z][\w-]*(?:\.[\w-]+)*:\d{2,5}(?!\d)")
 _ROOT_END = r"(?![\w~+@%=-]|\.\w)"
 _ROOT_MARK = "\x00root{}x"  # ends in a letter: what follows a root is no path of its own
 ADDRESS = "[a server address]"
@@ -61,10 +70,16 @@ class CallerView:
         for number, (root, pattern) in enumerate(self.roots):  # the caller's folders stay
             kept[_ROOT_MARK.format(number)] = root
             text = pattern.sub(_ROOT_MARK.format(number), text)
+        text = _QUOTED_PATH.sub(lambda m: f"{m.group(1)}{FILE}{m.group(1)}", text)
+        text = _HOME_PATH.sub(FILE, text)
         text = _PATH.sub(FILE, text)
         for mark, root in kept.items():
             text = text.replace(mark, root)
-        return text
+        text = _IPV4.sub(_address, text)
+        text = _IPV6.sub(_address, text)
+        return _HOST_PORT.sub(
+            lambda m: ADDRESS if _private(f"http://{m.group()}") else m.group(), text
+        )
 
     def _url_in_text(self, found: re.Match[str]) -> str:
         url = found.group()
@@ -72,6 +87,8 @@ class CallerView:
         return self._url(url[:kept]) + url[kept:]
 
     def _url(self, url: str) -> str:
+        if url.lower().startswith("file:"):
+            return FILE
         for pattern, name in self.endpoints:
             if pattern.match(url):
                 return name
@@ -115,6 +132,14 @@ class CallerView:
         if isinstance(data, Mapping) and isinstance(data.get("message"), str):
             shown["data"] = {**data, "message": self.text(data["message"])}
         return shown
+
+
+def _address(found: re.Match[str]) -> str:
+    """A bare IP address on the operator's own network, not given; a public one stays."""
+    try:
+        return ADDRESS if not ipaddress.ip_address(found.group()).is_global else found.group()
+    except ValueError:
+        return found.group()  # "12:30:45" and other colons are no address
 
 
 def _origin(url: str) -> str:

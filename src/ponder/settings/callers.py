@@ -216,6 +216,12 @@ def _inside_roots(value: Any, operator: Configuration) -> str | tuple[Any]:
             "docs: this server offers no documents to callers (its operator names folders "
             "with PONDER_DOCS or PONDER_DOCS_ROOTS)"
         )
+    homes = [raw for raw in paths if raw.startswith("~") and raw[1:2] not in ("", "/")]
+    if homes:  # one answer for every ~name: which users exist here is not a caller's to learn
+        return (
+            "docs: a path starting with ~name names a user's home folder, which a caller "
+            "may not — give the path inside this server's document folders"
+        )
     unusable = [problem for raw in paths if (problem := path_problem(raw))]
     if unusable:
         return "docs: " + "; ".join(unusable)

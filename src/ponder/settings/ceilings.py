@@ -33,6 +33,13 @@ CEILINGS = {
     "results_per_query": "caller_results_per_query",
     "max_concurrent_researchers": "caller_max_concurrent_researchers",
     "max_supervisor_rounds": "caller_max_supervisor_rounds",
+    # Tokens a caller's run may have the model read and write, and how much a caller may
+    # demand before "sufficient" ends the loop (more is more rounds).
+    "num_predict": "caller_num_predict",
+    "summary_tokens": "caller_summary_tokens",
+    "evidence_tokens": "caller_evidence_tokens",
+    "min_findings_to_stop": "caller_min_findings_to_stop",
+    "min_sources_to_stop": "caller_min_sources_to_stop",
 }
 RUNS_ENV = "PONDER_CALLER_RUNS"
 _INT = TypeAdapter(int)

@@ -118,8 +118,12 @@ class Searching(BaseModel):
         False, description="Let the page reader fetch loopback and private-network addresses."
     )
     cache: Annotated[
-        Caller[bool], Flag("--no-cache", "do not cache search results", action="false")
-    ] = Field(True, description="Cache search results and pages on disk.")
+        Operator[bool], Flag("--no-cache", "do not cache search results", action="false")
+    ] = Field(
+        True,
+        description="Cache search results and pages on disk (the operator's: without it, each "
+        "caller's run asks the web afresh).",
+    )
     cache_ttl_hours: Operator[float] = Field(
         24.0, gt=0, description="How long cached entries live (the cache all runs share)."
     )

@@ -51,6 +51,11 @@ class Sharing(BaseModel):
     caller_results_per_query: Operator[int] = _ceiling("results_per_query", 20)
     caller_max_concurrent_researchers: Operator[int] = _ceiling("max_concurrent_researchers", 10)
     caller_max_supervisor_rounds: Operator[int] = _ceiling("max_supervisor_rounds", 10)
+    caller_num_predict: Operator[int] = _ceiling("num_predict", 65_536)
+    caller_summary_tokens: Operator[int] = _ceiling("summary_tokens", 8000)
+    caller_evidence_tokens: Operator[int] = _ceiling("evidence_tokens", 32_000)
+    caller_min_findings_to_stop: Operator[int] = _ceiling("min_findings_to_stop", 20)
+    caller_min_sources_to_stop: Operator[int] = _ceiling("min_sources_to_stop", 20)
     caller_runs: Operator[int] = Field(
         3,
         ge=1,
