@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -11,6 +11,8 @@ EventKind = Literal[
     "node_end",
     "round_start",
     "queries",
+    "aspects",  # the parts of a joined question, each searched beside the whole
+    "uncovered",  # parts no finding is about yet (reflect keeps the loop going)
     "sources",
     "source",  # one source read (number, url, title, origin) or not (url, failed: reason)
     "summary",
@@ -26,6 +28,9 @@ EventKind = Literal[
     "cut",
     "report",
 ]
+
+
+EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 
 
 class ProgressEvent(BaseModel):

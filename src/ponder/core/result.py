@@ -11,7 +11,7 @@ from ponder.core.untrusted import printable
 from ponder.core.warnings import collapse
 
 # Follows a sentence of the report that none of the sources it cites supports (the
-# verification in services/verify.py writes it; the HTML page shows it).
+# verification in services/report/verify.py writes it; the HTML page shows it).
 UNSUPPORTED_MARK = "[unsupported]"
 
 

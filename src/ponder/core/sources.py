@@ -82,5 +82,21 @@ def next_number(sources: list[Source]) -> int:
     return max((s["number"] for s in sources), default=0) + 1
 
 
+class Numbering:
+    """The one place a run's sources get their numbers: a known source keeps its own, a
+    new one the next free number (a round's results and the researchers' sources alike)."""
+
+    def __init__(self, known: list[Source]) -> None:
+        self._numbers = {source_key(s["url"]): s["number"] for s in known}
+        self._next = next_number(known)
+
+    def number(self, url: str) -> int:
+        key = source_key(url)
+        if key not in self._numbers:
+            self._numbers[key] = self._next
+            self._next += 1
+        return self._numbers[key]
+
+
 def by_number(sources: list[Source]) -> dict[int, Source]:
     return {s["number"]: s for s in sources}

@@ -25,7 +25,6 @@ as each run is created: two created in the same instant may both pass.
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 from typing import Any
 
@@ -33,6 +32,7 @@ from langgraph_sdk import Auth
 from langgraph_sdk.schema import RunStatus
 
 from ponder.core.errors import CallerRefusedError, ConfigurationError
+from ponder.interfaces.tokens import one_user_per_token, server_tokens
 from ponder.settings.callers import operator_configuration, served_configuration
 from ponder.settings.ceilings import above_recursion_ceiling, recursion_ceiling, too_many_runs
 from ponder.settings.environment import read_environment
@@ -43,35 +43,6 @@ LIVE: tuple[RunStatus, ...] = ("pending", "running")  # a run holding one of its
 
 auth = Auth()
 log = logging.getLogger(__name__)
-
-
-def server_tokens(raw: str) -> dict[str, str]:
-    """User name → token, from a list of them as ``PONDER_SERVER_TOKENS`` (and the MCP
-    server's and the UI's) hold them: ``user=token,...`` or JSON."""
-    text = raw.strip()
-    if text.startswith("{"):
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError:
-            return {}
-        pairs: list[tuple[Any, Any]] = list(parsed.items()) if isinstance(parsed, dict) else []
-    else:
-        pairs = [(n, t) for n, _, t in (p.partition("=") for p in text.split(","))]
-    tokens = {str(name).strip(): str(token).strip() for name, token in pairs}
-    return {name: token for name, token in tokens.items() if name and token}
-
-
-def one_user_per_token(tokens: dict[str, str], setting: str) -> None:
-    """Refuse two users with one token (user name → token): whoever holds it would be
-    taken for one of them."""
-    holders: dict[str, str] = {}
-    for name, token in tokens.items():
-        if token in holders:
-            raise ConfigurationError(
-                f"{setting}: {holders[token]!r} and {name!r} have the same token — give each "
-                "user their own, or one of them is taken for the other."
-            )
-        holders[token] = name
 
 
 def _unauthorized(detail: str) -> Auth.exceptions.HTTPException:

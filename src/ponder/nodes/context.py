@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from langchain_core.runnables import RunnableConfig
 
 from ponder.core.errors import PonderError
+from ponder.core.events import EVENT_KINDS
 from ponder.core.redact import redact
 from ponder.core.result import RunStats
 from ponder.core.stats import merge_stats
@@ -68,7 +69,10 @@ class NodeContext:
         self.counters[key] = self.counters.get(key, 0) + amount
 
     def emit(self, kind: str, **data: Any) -> None:
-        """A progress event on LangGraph's custom stream (a no-op outside a run)."""
+        """A progress event on LangGraph's custom stream (a no-op outside a run); a kind that
+        is no EventKind is a bug, not an event to send unknown to every reader."""
+        if kind not in EVENT_KINDS:
+            raise KeyError(f"{kind!r} is not an EventKind: add it in core/events.py to emit it")
         try:
             from langgraph.config import get_stream_writer
 

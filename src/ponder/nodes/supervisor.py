@@ -14,7 +14,7 @@ from langgraph.types import Send
 
 from ponder import prompts
 from ponder.core.deep_state import DeepState, Note, ResearcherResult, ResearcherTask
-from ponder.core.sources import Source, next_number, source_key
+from ponder.core.sources import Numbering, Source
 from ponder.core.state import graph_count
 from ponder.nodes.context import NodeContext, node
 from ponder.prompts.schemas import SupervisorDecision
@@ -28,19 +28,15 @@ def merge_results(
     known: list[Source], results: list[ResearcherResult]
 ) -> tuple[list[Source], list[Note]]:
     """Fold researchers' sources into the shared registry and renumber their summaries."""
-    numbers = {source_key(s["url"]): s["number"] for s in known}
-    upcoming = next_number(known)
+    numbering = Numbering(known)
     merged: list[Source] = []
     notes: list[Note] = []
     for result in results:
         mapping: dict[int, int] = {}
         for source in result["sources"]:
-            key = source_key(source["url"])
-            if key not in numbers:
-                numbers[key] = upcoming
-                upcoming += 1
-            mapping[source["number"]] = numbers[key]
-            merged.append(Source(**{**source, "number": numbers[key]}))
+            number = numbering.number(source["url"])
+            mapping[source["number"]] = number
+            merged.append(Source(**{**source, "number": number}))
         notes.append(
             Note(
                 topic=result["topic"],

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from ponder.core.errors import SearchBackendError
-from ponder.core.sources import Source, merge_sources, next_number, source_key
+from ponder.core.sources import Numbering, Source, merge_sources
 from ponder.core.state import Finding, LoopState
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.route import rounds_done
@@ -152,8 +152,7 @@ def _register(
     A finding carries only passages this loop has not summarized yet, so the model is never
     shown the same passage twice (and a round that found nothing new costs no summary call).
     """
-    numbers = {source_key(s["url"]): s["number"] for s in known}
-    upcoming = next_number(known)
+    numbering = Numbering(known)
     sources: list[Source] = []
     findings: list[Finding] = []
     for query, found in results:
@@ -164,11 +163,7 @@ def _register(
             text = PIECE_SEPARATOR.join(p for p in passages if p.strip())
             if not text.strip():
                 continue  # nothing was read: no number, so numbering has no gaps
-            key = source_key(result.url)
-            if key not in numbers:
-                numbers[key] = upcoming
-                upcoming += 1
-            number = numbers[key]
+            number = numbering.number(result.url)
             sources.append(
                 Source(
                     number=number,

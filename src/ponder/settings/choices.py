@@ -13,4 +13,3 @@ Mode = Literal["auto", "loop", "deep"]
 Provider = Literal["ollama", "openai"]
 
 MODES: tuple[str, ...] = get_args(Mode)
-PROVIDERS: tuple[str, ...] = get_args(Provider)

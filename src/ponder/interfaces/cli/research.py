@@ -21,21 +21,13 @@ from rich.console import Console
 from ponder.core.errors import ConfigurationError, Interrupted, InvalidInputError
 from ponder.core.events import ProgressEvent
 from ponder.core.result import Report
+from ponder.interfaces.cli.flags import RUN_FLAGS
 from ponder.interfaces.cli.output import deliver, output_target, say
 from ponder.interfaces.cli.progress import ProgressView
 
-FLAGS = {
-    "max_loops": "--loops",
-    "ollama_base_url": "--ollama-url",
-    "docs": "--docs",
-    "openai_base_url": "--openai-url",
-    "provider": "--provider",
-    "embed_model": "--embed-model",
-    "searxng_url": "--searxng-url",
-    "fallback": "--fallback",
-    "model": "--model",
-    "wikipedia_lang": "--wikipedia-lang",
-}
+# Each setting's flag, as its field declares it (the generated RUN_FLAGS): messages name
+# the flag a user typed, not the field.
+FLAGS = {field: flag.name for field, flag in RUN_FLAGS.items()}
 
 
 def research_command(question: str, options: dict[str, Any], args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 
 from ponder.core.errors import ConfigurationError
-from ponder.interfaces.langgraph_auth import one_user_per_token, server_tokens
+from ponder.interfaces.tokens import one_user_per_token, server_tokens
 from ponder.settings.keys import Secret, Secrets
 from ponder.settings.machine import Machine
 

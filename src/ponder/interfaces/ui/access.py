@@ -25,8 +25,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from ponder.core.errors import ConfigurationError
-from ponder.interfaces.langgraph_auth import one_user_per_token, server_tokens
 from ponder.interfaces.mcp.http import LOOPBACK
+from ponder.interfaces.tokens import one_user_per_token, server_tokens
 from ponder.settings.keys import Secrets
 
 COOKIE = "ponder_ui"

@@ -25,9 +25,6 @@ class Prompt:
     def simple(cls, system: str, user: str) -> Prompt:
         return cls(system, [budget.Part(user, 0)])
 
-    def user_text(self) -> str:
-        return "\n\n".join(p.text for p in self.parts if p.text)
-
 
 def prompt_budget(config: Configuration) -> int:
     """Tokens a prompt may use: the window minus the answer and template overhead."""

@@ -148,7 +148,7 @@ def most_relevant(
 ) -> list[Source]:
     """The sources whose read passages best match the topic (BM25), best first; only those
     scoring ``at_least``. With their ``nearness`` in meaning to the topic, words and meaning
-    are fused as search fuses them (:func:`.fusion.fuse`)."""
+    are fused as search fuses them (:func:`ponder.services.search.local.fusion.fuse`)."""
     scores = bm25_scores([source_text(s) for s in sources], topic)
     ranked = sorted(zip(scores, range(len(sources)), strict=True), key=lambda p: (-p[0], p[1]))
     order = [i for _, i in ranked]

@@ -103,22 +103,3 @@ def remap(text: str, mapping: dict[int, int]) -> str:
 def defuse(text: str) -> str:
     """Quoted source text must not carry citations of its own: ``[2]`` becomes ``(2)``."""
     return _GROUP.sub(lambda m: f"({m.group(1)})", text)
-
-
-def citation_check(valid: Iterable[int], within_words: int | None = None) -> Check:
-    """A check for written text: it must cite a retrieved source (within the first words).
-
-    With ``within_words`` it is meant for text still streaming: it only objects once that
-    many words have gone by without a valid citation.
-    """
-    allowed = set(valid)
-
-    def check(text: str) -> str | None:
-        if any(n in allowed for n in cited_numbers(text)):
-            return None
-        if within_words is not None and len(text.split()) < within_words:
-            return None
-        where = f" in its first {within_words} words" if within_words else ""
-        return f"it cites no retrieved source{where}"
-
-    return check

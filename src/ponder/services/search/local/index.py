@@ -112,7 +112,7 @@ class LocalIndex:
     that ``scope`` names: its sub-folders or files, the only ones refreshed and searched.
 
     ``hidden``: also index hidden files and folders and symlinks that lead out of the
-    folder (the operator's ``docs_hidden_and_symlinks``; :func:`.documents.discover`).
+    folder (the operator's ``docs_hidden_and_symlinks``; :func:`.files.discover`).
     """
 
     def __init__(
