@@ -50,7 +50,7 @@ def written(
     """The answer pages in every format pandoc writes, and as HTML: a folder each."""
     pages = [f"library/{q.pages[0]}" for q in questions]
     folder = tmp_path_factory.mktemp("formats")
-    return formats.write_corpus(docs, pages, folder, [".html", *formats.PANDOC])
+    return formats.write_corpus(docs, pages, folder, [".html", *formats.PANDOC], workers=2)
 
 
 def found(folder: Path, questions: list[Question], db: Path) -> set[str]:

@@ -55,12 +55,14 @@ class SearchResult(BaseModel):
         return self.content or self.snippet
 
     def well_addressed(self) -> bool:
-        """A web or tool result at an http(s) address, a document at an absolute path:
-        anything else (``javascript:``, ``mailto:``, a bare path from the web) is no source
-        ponder can key, show or read, and could pose as one of your files."""
+        """A web result at an http(s) address, a document at an absolute path, a tool's
+        answer at the ``mcp://`` address ponder gave it: anything else (``javascript:``,
+        ``mailto:``, a bare path from the web) is no source ponder can key, show or read,
+        and could pose as one of your files."""
         if self.origin == "local":
             return os.path.isabs(self.url)
-        return self.url.lower().startswith(("https://", "http://"))
+        schemes = ("https://", "http://", *(("mcp://",) if self.origin == "mcp" else ()))
+        return self.url.lower().startswith(schemes)
 
 
 @runtime_checkable

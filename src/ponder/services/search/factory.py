@@ -95,7 +95,12 @@ def make_search(
 def preflight(config: Configuration, topic: str, warn: Warn) -> Reach:
     """The run's one quick check, before its first round: whether the web backends of the
     search can be reached. Those that cannot are left out of the run, and one line says
-    so; when nothing is left to search — no web, no documents — OfflineError."""
+    so; when nothing is left to search — no web, no documents — OfflineError. With
+    documents set up, a parsing worker starts now, while the model plans the searches."""
+    if config.docs:
+        from ponder.services.text.sandbox import prewarm
+
+        prewarm()
     reach = search_reach(config, topic, fresh=True)
     if not reach.unreachable:
         return reach
