@@ -26,12 +26,14 @@ DATED = {".epub", ".tex", ".org", ".md"}
 WITH_AUTHOR = {".docx", ".odt", ".epub", ".pptx", ".tex", ".org", ".md"}
 
 
-@pytest.fixture(scope="module")
+# Session-wide: under xdist a worker runs other modules' tests between these, and a module's
+# fixtures would be built again each time it came back.
+@pytest.fixture(scope="session")
 def docs() -> Path:
     return Path(html_root(ROOT / ".cache"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def questions(docs: Path) -> list[Question]:
     """The FAQ's questions whose answer links one library page, twelve of them."""
     single = [q for q in faq_questions(docs) if len(q.pages) == 1]
@@ -43,7 +45,7 @@ def questions(docs: Path) -> list[Question]:
     return chosen[:12]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def written(
     docs: Path, questions: list[Question], tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Path]:
@@ -135,27 +137,37 @@ def test_a_notebook_keeps_what_its_examples_printed(docs: Path, tmp_path: Path) 
     assert document.title == page.title and document.authors == [formats.AUTHOR]
 
 
+@pytest.fixture(scope="session")
+def attacks(written: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Documents built to hurt a reader, made once: zip bombs (a gigabyte each, deflated:
+    seconds to write), a billion-laughs DOCX, a notebook with a 100 MB output."""
+    from support.hostile_documents import entity_bomb, huge_output_notebook, replaced
+
+    folder = tmp_path_factory.mktemp("attacks")
+    a_docx = next(written[".docx"].iterdir())
+    a_epub = next(written[".epub"].iterdir())
+    replaced(a_docx, "word/document.xml", folder / "bomb.docx")
+    replaced(a_epub, "EPUB/text/ch001.xhtml", folder / "bomb.epub")
+    w = b'w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    entity_bomb(a_docx, "word/document.xml", folder / "laughs.docx", w)
+    huge_output_notebook(folder / "log.ipynb")
+    return folder
+
+
 @pytest.fixture
-def hostile_folder(written: dict[str, Path], tmp_path: Path) -> Iterator[Path]:
+def hostile_folder(written: dict[str, Path], attacks: Path, tmp_path: Path) -> Iterator[Path]:
     """Real documents beside documents built to hurt a reader: zip bombs, entities, a huge
     notebook, a named pipe, a link to a private file."""
     import os
-
-    from support.hostile_documents import entity_bomb, huge_output_notebook, replaced
+    import shutil
 
     folder = tmp_path / "papers"
     folder.mkdir()
     for suffix in (".docx", ".epub", ".odt", ".html"):
         for path in sorted(written[suffix].iterdir())[:2]:
             (folder / path.name).write_bytes(path.read_bytes())
-    a_docx = next(written[".docx"].iterdir())
-    a_epub = next(written[".epub"].iterdir())
-    chapter = "EPUB/text/ch001.xhtml"
-    replaced(a_docx, "word/document.xml", folder / "bomb.docx")
-    replaced(a_epub, chapter, folder / "bomb.epub")
-    w = b'w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
-    entity_bomb(a_docx, "word/document.xml", folder / "laughs.docx", w)
-    huge_output_notebook(folder / "log.ipynb")
+    for attack in attacks.iterdir():
+        shutil.copyfile(attack, folder / attack.name)
     os.mkfifo(folder / "notes.txt")
     (folder / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0" + b"\x00" * 64)
     secret = tmp_path / "private" / "passwords.md"
