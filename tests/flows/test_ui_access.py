@@ -147,7 +147,7 @@ def test_a_link_from_another_site_signs_no_one_in(users: dict[str, Any]) -> None
     """Login CSRF: bob sends alice a link with his token; opened from another site, it
     sets no cookie, and alice's own stays hers."""
     shared = users["op"].shared
-    for site in ("cross-site", "same-site", None):
+    for site in ("cross-site", "same-site", "same-origin", None):  # a link in a report too
         headers = {"sec-fetch-site": site} if site else {}
         sent = shared.get("/?token=bob-secret", headers=headers)
         assert sent.status_code == 401 and "set-cookie" not in sent.headers, site

@@ -3,6 +3,7 @@ are not files, and links swapped in after a folder was walked."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import zipfile
@@ -243,3 +244,82 @@ def test_a_file_read_again_with_the_same_text_keeps_its_passages_and_their_vecto
     finally:
         local.close()
     assert chunks() == before
+
+
+def test_a_member_packed_with_bzip2_is_refused_before_it_inflates() -> None:
+    """zipfile bounds deflate's output as it inflates, not bzip2's or LZMA's."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_BZIP2) as package:
+        package.writestr("word/document.xml", paragraph_xml("tides"))
+    with pytest.raises(SkipFile, match="packed with a method these files never use"):
+        read_document(".docx", buffer.getvalue(), "packed")
+
+
+def test_a_sheet_whose_cells_name_no_column_keeps_every_cell(tmp_path: Path) -> None:
+    """ECMA-376 makes a cell's reference optional: such a cell is the next one."""
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    cells = (
+        '<c t="inlineStr"><is><t>Name</t></is></c><c t="inlineStr"><is><t>City</t></is></c>',
+        '<c t="inlineStr"><is><t>Ada</t></is></c><c t="inlineStr"><is><t>London</t></is></c>',
+    )
+    rows = "".join(f"<row>{c}</row>" for c in cells)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
+        package.writestr(
+            "xl/workbook.xml",
+            f'<workbook xmlns="{main}" xmlns:r="{rel}"><sheets>'
+            '<sheet name="People" sheetId="1" r:id="rId1"/></sheets></workbook>',
+        )
+        package.writestr(
+            "xl/_rels/workbook.xml.rels",
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            f'<Relationship Id="rId1" Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/>'
+            "</Relationships>",
+        )
+        package.writestr(
+            "xl/worksheets/sheet1.xml",
+            f'<worksheet xmlns="{main}"><sheetData>{rows}</sheetData></worksheet>',
+        )
+    document = read_document(".xlsx", buffer.getvalue(), "people")
+    assert "Name: Ada; City: London" in document.text
+
+
+def test_readers_stay_linear_on_lines_built_to_make_patterns_backtrack() -> None:
+    """Each of these took seconds to minutes with a backtracking pattern; a reader must not
+    spend its whole deadline on one line of a file."""
+    import time
+
+    hostile = {
+        ".org": "[" * 200_000 + "\n#+AUTHOR: a" + " " * 200_000 + "b\n* Tides\n",
+        ".tex": "\\title"
+        + " " * 200_000
+        + "x\n"
+        + "".join(f"\\verb{chr(0xE000 + i)}x " for i in range(20_000)),
+    }
+    for suffix, text in hostile.items():
+        started = time.perf_counter()
+        with contextlib.suppress(SkipFile):
+            read_document(suffix, text.encode(), "hostile")
+        assert time.perf_counter() - started < 10, suffix  # quadratic: many minutes
+
+
+def test_a_file_swapped_for_a_named_pipe_after_the_walk_is_skipped_unblocked(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    notes = folder / "notes.txt"
+    notes.write_text("harmless notes\n", "utf-8")
+    walked = discover([folder])
+    notes.unlink()
+    os.mkfifo(notes)
+    local = LocalIndex([folder], db_path=tmp_path / "index.sqlite")
+    local._discover = lambda warn=None: walked  # type: ignore[assignment,method-assign]
+    try:
+        stats = local.index()
+    finally:
+        local.close()
+    assert stats.skipped_files == [
+        (str(notes), "not a regular file (a named pipe, a socket or a device)")
+    ]

@@ -401,3 +401,33 @@ async def test_an_outage_seen_once_spares_later_searches_their_retries() -> None
     await FallbackSearch([Down(), Up()], warnings.append).search("second", 3)
     assert calls == ["first"]
     assert any("falling back to 'up'" in w for w in warnings)
+
+
+def test_the_offline_check_asks_the_proxy_the_environment_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ponder.services.search.reach import endpoint
+
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
+                 "all_proxy", "NO_PROXY", "no_proxy"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    assert endpoint("https://html.duckduckgo.com/html/") == ("html.duckduckgo.com", 443)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.corp")  # its own scheme's port
+    assert endpoint("https://html.duckduckgo.com/html/") == ("proxy.corp", 80)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.corp:bad")
+    assert endpoint("https://html.duckduckgo.com/html/") is None
+    monkeypatch.delenv("HTTPS_PROXY")
+    monkeypatch.setenv("ALL_PROXY", "socks5://gate:9050")
+    assert endpoint("https://html.duckduckgo.com/html/") == ("gate", 9050)
+    monkeypatch.setenv("NO_PROXY", "html.duckduckgo.com")
+    assert endpoint("https://html.duckduckgo.com/html/") == ("html.duckduckgo.com", 443)
+
+
+def test_auto_with_nothing_reachable_and_no_documents_is_an_offline_error() -> None:
+    """A run resumed offline (no first check) meets the same clear error."""
+    from ponder.core.errors import OfflineError
+    from ponder.services.search.reach import Reach
+
+    offline = Reach([], {"duckduckgo": "https://html.duckduckgo.com/html/: no name"})
+    with pytest.raises(OfflineError, match="--docs"):
+        make_search(Configuration(), print, environment=here(), reach=offline)

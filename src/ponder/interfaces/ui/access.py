@@ -10,8 +10,8 @@ see only their own runs and set only what a caller may (``ponder.settings.caller
 as ``Authorization: Bearer TOKEN``, or once as ``?token=`` in the address the server
 prints, after which an HttpOnly, SameSite=Strict cookie carries it. That address is taken
 only from a navigation the person made (``Sec-Fetch-Site: none``: typed, pasted, opened from
-the terminal) or from ponder's own pages: a link on another site cannot sign anyone in as
-someone else. Behind a proxy that serves it over https, ``PONDER_UI_ORIGINS`` names the
+the terminal): a link on another site, or in a report on this one, cannot sign anyone in
+as someone else. Behind a proxy that serves it over https, ``PONDER_UI_ORIGINS`` names the
 address people use, so its pages may change things. A request's body is at most
 ``MAX_BODY`` bytes: no form can fill the server's memory.
 """
@@ -32,9 +32,10 @@ from ponder.settings.keys import Secrets
 COOKIE = "ponder_ui"
 OPERATOR = "operator"
 MAX_BODY = 256 * 1024  # a question, its options and a follow-up; far below any harm
-# Where a request came from, as the browser says: the person's own navigation, or a page
-# of this server. A cross-site link's token is not taken.
-OWN_NAVIGATION = ("none", "same-origin")
+# Where a request came from, as the browser says: the person's own navigation. A link's
+# token — on another site, or in a report here that a caller or a page had written — is not
+# taken.
+OWN_NAVIGATION = ("none",)
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,8 @@ class Access:
         scope["user"] = user
         if scope["method"] not in ("GET", "HEAD"):
             body = await _bounded_body(receive)  # read here, whatever length it claimed
+            if body is _GONE:
+                return  # the client went away mid-body: half a form starts nothing
             if body is None:
                 await _plain(send, 413, f"A request may carry at most {MAX_BODY // 1024} KB.")
                 return
@@ -168,14 +171,18 @@ async def _set_cookie(
     await send({"type": "http.response.body", "body": b""})
 
 
+_GONE = b"\x00gone"  # a body whose client disconnected before it was whole
+
+
 async def _bounded_body(receive: Any) -> bytes | None:
-    """The request's body, or None once it grows past MAX_BODY (it is not read further)."""
+    """The request's body; None once it grows past MAX_BODY (it is not read further);
+    ``_GONE`` when the client went away before it was whole."""
     chunks: list[bytes] = []
     size = 0
     while True:
         message = await receive()
         if message.get("type") != "http.request":
-            break  # the client went away: what came is what there is
+            return _GONE
         chunks.append(message.get("body") or b"")
         size += len(chunks[-1])
         if size > MAX_BODY:

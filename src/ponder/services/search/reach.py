@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ponder.settings.configuration import Configuration
 
 PROBE_SECONDS = 3.0
+_PORTS = {"https": 443, "http": 80, "socks5": 1080, "socks5h": 1080, "socks4": 1080}
 REMEMBER_SECONDS = 900.0
 Endpoint = tuple[str, int]
 
@@ -96,18 +97,16 @@ def endpoint(url: str) -> Endpoint | None:
     """Where a connection to ``url`` goes: its host and port, or the proxy the environment
     names for it (``HTTPS_PROXY``…, unless ``NO_PROXY`` covers the host)."""
     parts = urlsplit(url if "://" in url else f"http://{url}")
-    if not parts.hostname:
-        return None
-    proxy = urllib.request.getproxies_environment().get(parts.scheme)
-    if proxy and not urllib.request.proxy_bypass(parts.hostname):  # NO_PROXY
-        proxied = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
-        if proxied.hostname:
-            return proxied.hostname, proxied.port or 8080
+    proxies = urllib.request.getproxies_environment()
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if parts.hostname and proxy and not urllib.request.proxy_bypass(parts.hostname):  # NO_PROXY
+        parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    host = parts.hostname
     try:
         port = parts.port
-    except ValueError:
+    except ValueError:  # "proxy:bad": no address to ask
         return None
-    return parts.hostname, port or (443 if parts.scheme == "https" else 80)
+    return (host, port or _PORTS.get(parts.scheme, 80)) if host else None
 
 
 def forget() -> None:

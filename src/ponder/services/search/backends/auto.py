@@ -18,8 +18,9 @@ WEB = "duckduckgo"
 
 
 def make(built: Building) -> SearchBackend:
-    """The documents first (they need no network), then the web when it can be reached.
-    Nothing to search at all is the factory's to refuse (:class:`OfflineError`)."""
+    """The documents first (they need no network), then the web when it can be reached;
+    OfflineError when neither is there (a run resumed offline, a network gone mid-run)."""
+    from ponder.core.errors import OfflineError
     from ponder.services.search.fallback import FallbackSearch
     from ponder.services.search.hybrid import HybridSearch
 
@@ -27,7 +28,8 @@ def make(built: Building) -> SearchBackend:
     web = built.chain(WEB)
     if web:
         sides.append(web[0] if len(web) == 1 else FallbackSearch(web, built.warn))
-    assert sides, "make_search refuses a search with nothing to search"
+    if not sides:
+        raise OfflineError(f"{WEB} cannot be reached")
     return sides[0] if len(sides) == 1 else HybridSearch(*sides, warn=built.warn)
 
 

@@ -28,6 +28,7 @@ from ponder.services.text.passages import chunk_text
 
 READ_SECONDS = 60.0  # per file: a thousand-page PDF takes a few seconds
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+_PATH_ONLY: int = getattr(os, "O_PATH", 0)
 
 
 @dataclass
@@ -105,13 +106,8 @@ def read_bytes(job: Job) -> bytes:
     within its bounds."""
     if job.signature[1] > job.max_bytes:
         raise SkipFile(_too_large(job))
-    descriptor = os.open(job.path, _OPEN_FLAGS)
+    descriptor = _opened(job)
     try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise SkipFile(NOT_REGULAR)
-        if job.bounds is not None and not _opened_inside(descriptor, job, info):
-            raise _ReadAgain("it leads out of its folder (a link, put there after it was found)")
         chunks, left = [], job.max_bytes + 1
         while left > 0 and (chunk := os.read(descriptor, min(left, 1 << 20))):
             chunks.append(chunk)
@@ -121,6 +117,35 @@ def read_bytes(job: Job) -> bytes:
     if left <= 0:
         raise SkipFile(_too_large(job))
     return b"".join(chunks)
+
+
+def _opened(job: Job) -> int:
+    """The file, opened for reading once it is known to be a regular file within its
+    bounds. Where the system has ``O_PATH`` (Linux), the path is first opened for nothing
+    at all — no effect on a device or a pipe, even one a link was swapped to — checked, and
+    that same file reopened; elsewhere it is opened without blocking, then checked."""
+    if _PATH_ONLY and os.path.isdir("/proc/self/fd"):
+        handle = os.open(job.path, _PATH_ONLY | os.O_CLOEXEC)
+        try:
+            _check(handle, job)
+            return os.open(f"/proc/self/fd/{handle}", _OPEN_FLAGS)
+        finally:
+            os.close(handle)
+    descriptor = os.open(job.path, _OPEN_FLAGS)
+    try:
+        _check(descriptor, job)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+def _check(descriptor: int, job: Job) -> None:
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode):
+        raise SkipFile(NOT_REGULAR)
+    if job.bounds is not None and not _opened_inside(descriptor, job, info):
+        raise _ReadAgain("it leads out of its folder (a link, put there after it was found)")
 
 
 def _opened_inside(descriptor: int, job: Job, info: os.stat_result) -> bool:

@@ -1,12 +1,13 @@
 """Zip containers (DOCX, PPTX, XLSX, ODT, ODS, EPUB), read under hard limits.
 
-A zip member says how large it inflates, and Python's ``zipfile`` never hands out more than
-that (a member that inflates past it fails its CRC check). So the limits are checked on
-what the central directory declares, before a byte is inflated: how many members there
-are, how large each member read may become and by what ratio it inflates, and how much one
-file's members may inflate to in all. A file over any of them is a zip bomb, or near
-enough, and is skipped saying so. Only the members a reader asks for are inflated: the
-images and fonts beside the text are never read.
+A zip member says how large it inflates, and Python's ``zipfile`` inflates a deflated member
+no further than that (a member that inflates past it fails its CRC check); members packed
+any other way than stored or deflated — no office file is — are refused unread. So the
+limits are checked on what the central directory declares, before a byte is inflated: how
+many members there are, how large each member read may become and by what ratio it
+inflates, and how much one file's members may inflate to in all. A file over any of them
+is a zip bomb, or near enough, and is skipped saying so. Only the members a reader asks for
+are inflated: the images and fonts beside the text are never read.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ MAX_MEMBER_BYTES = 32 * 2**20  # one member inflated: a 300-page thesis's XML is
 MAX_RATIO = 100  # inflation of a member over RATIO_FROM: XML packs 5-20 times
 RATIO_FROM = 2**20
 MAX_TOTAL_BYTES = 128 * 2**20  # every member one file's reader inflates
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)  # what DOCX, ODF and EPUB are packed with
 
 
 class Zipped:
@@ -56,6 +58,10 @@ class Zipped:
         info = self._infos.get(name)
         if info is None:
             raise SkipFile(f"not a readable {self.kind} file ({name} is missing)")
+        if info.compress_type not in _METHODS:
+            # zipfile bounds only deflate's output as it inflates: bzip2 and LZMA inflate a
+            # whole block before the declared size is checked. No office file uses them.
+            raise SkipFile(f"{name} is packed with a method these files never use (a zip bomb?)")
         size = info.file_size
         if size > RATIO_FROM and size > MAX_RATIO * max(info.compress_size, 1):
             ratio = size // max(info.compress_size, 1)

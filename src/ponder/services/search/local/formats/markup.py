@@ -57,6 +57,13 @@ def all_texts(root: Element, path: str, namespaces: dict[str, str]) -> list[str]
     return [text for text in texts if text]
 
 
+def number(text: str | None, default: int) -> int:
+    """An attribute's whole number, or ``default`` (an absent, odd or "²" value, which
+    ``str.isdigit`` would take and ``int`` refuse)."""
+    value = (text or "").strip()
+    return int(value) if value.isdecimal() and value.isascii() else default
+
+
 def iso_date(value: str) -> str | None:
     """The date part of an ISO 8601 timestamp (``2021-03-04T10:00:00Z`` → ``2021-03-04``),
     or None when ``value`` does not start with one."""

@@ -10,7 +10,7 @@ from xml.etree.ElementTree import Element
 
 from ponder.services.search.local.formats.container import Zipped
 from ponder.services.search.local.formats.document import clean_title
-from ponder.services.search.local.formats.markup import iso_date, local
+from ponder.services.search.local.formats.markup import iso_date, local, number
 
 MAX_SPACES = 100  # a <text:s text:c="…"> run of spaces, as written
 # Inline elements whose text is not the paragraph's: footnotes (read at the end),
@@ -47,8 +47,8 @@ def inline_text(paragraph: Element) -> str:
             parts.append(element.tail or "")
             continue
         if name == "s":
-            count = (element.get(_attribute(element, "c")) or "1").strip()
-            parts.append(" " * min(int(count) if count.isdigit() else 1, MAX_SPACES))
+            count = number(element.get(_attribute(element, "c")), 1)
+            parts.append(" " * min(count, MAX_SPACES))
         elif name == "tab":
             parts.append("\t")
         elif name == "line-break":

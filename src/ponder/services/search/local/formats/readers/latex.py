@@ -16,7 +16,8 @@ _VERBATIM = ("verbatim", "Verbatim", "lstlisting", "minted", "Highlighting", "co
 _BLOCK = re.compile(r"\\begin\{(" + "|".join(_VERBATIM) + r")\*?\}")
 # \verb|x|: a delimiter, then text up to it on the same line, kept as written; pandoc's
 # \VERB|x| is LaTeX inside (its syntax highlighting's macros), read as such.
-_INLINE_VERB = re.compile(r"\\(?:verb|lstinline)\*?([^\w\s{])([^\n]*?)\1")
+_INLINE_VERB = re.compile(r"\\(?:verb|lstinline)\*?([^\w\s{])")
+VERB_CHARS = 500  # how far an inline \verb's closing delimiter is looked for
 _PANDOC_VERB = re.compile(r"\\VERB\|([^|\n]*)\|")
 _MARK = "PONDERVERBATIMMARK"  # letters only, so the LaTeX reader passes it through
 # Macros whose argument is their text (links, type faces, pandoc's syntax highlighting).
@@ -66,7 +67,7 @@ def _to_text(body: str) -> str:
         return f" {_MARK}{len(kept) - 1}{_MARK} "
 
     body = _PANDOC_VERB.sub(lambda m: m.group(1), body)
-    body = _INLINE_VERB.sub(lambda m: aside(m.group(2)), body)
+    body = _inline_verbatim(body, aside)
     pieces, position = [], 0
     for found in _BLOCK.finditer(body):
         if found.start() < position:
@@ -80,6 +81,23 @@ def _to_text(body: str) -> str:
     for number, code in enumerate(kept):
         text = text.replace(f"{_MARK}{number}{_MARK}", code.strip("\n"))
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def _inline_verbatim(body: str, aside: Any) -> str:
+    """Each ``\verb|x|`` set aside; its closing delimiter is looked for on its line within
+    VERB_CHARS, so a hostile line of openers costs no more than its length."""
+    pieces, position = [], 0
+    for found in _INLINE_VERB.finditer(body):
+        if found.start() < position:
+            continue
+        start = found.end()
+        end = body.find(found.group(1), start, start + VERB_CHARS)
+        if end < 0 or "\n" in body[start:end]:
+            continue
+        pieces += [body[position : found.start()], aside(body[start:end])]
+        position = end + 1
+    pieces.append(body[position:])
+    return "".join(pieces)
 
 
 def _latex_to_text(latex: str) -> str:
@@ -147,7 +165,7 @@ def _contexts() -> tuple[Any, Any]:
 
 def _argument(source: str, macro: str) -> str | None:
     """The braced argument of the first ``\\macro{…}`` (an optional ``[…]`` skipped)."""
-    found = re.search(r"\\" + macro + r"\s*(\[[^\]\n]*\])?\s*\{", source)
+    found = re.search(r"\\" + macro + r"\s*(?:\[[^\]\n]*\]\s*)?\{", source)
     if not found:
         return None
     depth, start = 1, found.end()

@@ -11,7 +11,7 @@ from defusedxml.ElementTree import iterparse
 
 from ponder.services.search.local.formats.container import Zipped
 from ponder.services.search.local.formats.document import MAX_TEXT_CHARS, Document, SkipFile, joined
-from ponder.services.search.local.formats.markup import local, refused
+from ponder.services.search.local.formats.markup import local, number, refused
 from ponder.services.search.local.formats.odf import attribute, inline_text, metadata
 from ponder.services.search.local.formats.registry import Reader, register
 from ponder.services.search.local.formats.sheets import MAX_COLUMNS, SheetText
@@ -61,8 +61,7 @@ def _row(row: Element) -> dict[int, str]:
     for cell in row:
         if local(cell.tag) not in ("table-cell", "covered-table-cell"):
             continue
-        repeats = attribute(cell, "number-columns-repeated") or "1"
-        count = int(repeats) if repeats.isdigit() else 1
+        count = max(number(attribute(cell, "number-columns-repeated"), 1), 1)
         value = _value(cell)
         if value:
             for offset in range(min(count, MAX_REPEATS)):

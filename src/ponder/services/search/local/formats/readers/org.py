@@ -19,7 +19,8 @@ _BLOCK_LINE = re.compile(r"^\s*#\+(begin|end)_\w+", re.IGNORECASE)
 _COMMENT = re.compile(r"^\s*#(\s|$)")
 _STATES = frozenset(("TODO", "DONE", "NEXT", "WAITING"))
 _TAGS = re.compile(r":[\w@:]+:")
-_LINK = re.compile(r"\[\[([^\]\n]*)\](?:\[([^\]\n]*)\])?\]")
+# No "[" inside: a line of brackets is then scanned once, not once per bracket.
+_LINK = re.compile(r"\[\[([^\[\]\n]*)\](?:\[([^\[\]\n]*)\])?\]")
 _TARGET = re.compile(r"<<<?[^<>\n]*>>>?")
 _RULE_CHARS = frozenset("-+| \t")
 
@@ -50,7 +51,7 @@ def read_org(data: bytes, name: str) -> Document:
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     if not text:
         raise SkipFile("the Org file has no text")
-    authors = [a for a in re.split(r"\s*(?:,|;| and )\s*", meta.get("author", "")) if a.strip()]
+    authors = [a.strip() for a in re.split(r"[,;]| and ", meta.get("author", "")) if a.strip()]
     return Document(
         clean_title(meta.get("title")) or name,
         text,

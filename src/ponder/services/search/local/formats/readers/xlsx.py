@@ -18,7 +18,7 @@ from ponder.services.search.local.formats.document import (
     SkipFile,
     joined,
 )
-from ponder.services.search.local.formats.markup import local, refused
+from ponder.services.search.local.formats.markup import local, number, refused
 from ponder.services.search.local.formats.ooxml import (
     core_properties,
     main_part,
@@ -68,10 +68,12 @@ def _read_sheet(
         ):
             if local(element.tag) != "row":
                 continue
-            row = {}
+            row: dict[int, str] = {}
+            column = -1
             for cell in element:
-                if local(cell.tag) == "c":
-                    row[column_number(cell.get("r") or "")] = _value(cell, shared, dates, base)
+                if local(cell.tag) == "c":  # "r" is optional: a cell without it is the next
+                    column = column_number(cell.get("r") or "") if cell.get("r") else column + 1
+                    row[column] = _value(cell, shared, dates, base)
             out.add(row)
             element.clear()
             if out.full:
@@ -90,11 +92,11 @@ def _value(cell: Element, shared: list[str], dates: set[int], base: datetime.dat
         elif name == "is":
             raw = "".join(t.text or "" for t in part.iter() if local(t.tag) == "t")
     if kind == "s":
-        index = int(raw) if raw.isdigit() else -1
+        index = number(raw, -1)
         return shared[index] if 0 <= index < len(shared) else ""
     if kind == "b":
         return "TRUE" if raw == "1" else "FALSE"
-    if kind == "n" and raw and int(cell.get("s") or 0) in dates:
+    if kind == "n" and raw and number(cell.get("s"), 0) in dates:
         return _as_date(raw, base)
     return raw
 
@@ -139,7 +141,7 @@ def _date_styles(package: Zipped, rels: dict[str, tuple[str, str]]) -> set[int]:
         return set()
     styles = package.xml(target)
     custom = {
-        int(f.get("numFmtId") or -1): f.get("formatCode") or ""
+        number(f.get("numFmtId"), -1): f.get("formatCode") or ""
         for f in styles.iter()
         if local(f.tag) == "numFmt"
     }
@@ -147,10 +149,10 @@ def _date_styles(package: Zipped, rels: dict[str, tuple[str, str]]) -> set[int]:
     found: set[int] = set()
     for group in styles.iter():
         if local(group.tag) == "cellXfs":
-            for number, style in enumerate(x for x in group if local(x.tag) == "xf"):
-                fmt = int(style.get("numFmtId") or 0)
+            for index, style in enumerate(x for x in group if local(x.tag) == "xf"):
+                fmt = number(style.get("numFmtId"), 0)
                 if fmt in _DATE_FORMATS or fmt in dated:
-                    found.add(number)
+                    found.add(index)
     return found
 
 
