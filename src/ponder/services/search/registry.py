@@ -116,6 +116,19 @@ def plugin(name: str) -> SearchPlugin:
     return _PLUGINS[name]
 
 
+def merged_contract(*names: str) -> Callable[[str, Path, Patch], SearchBackend]:
+    """The contract of a backend that searches ``names`` at once: each side faked as its own
+    contract fixture fakes it, merged as ``hybrid`` and ``auto`` merge them."""
+
+    def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
+        from ponder.services.search.hybrid import HybridSearch
+
+        sides = [plugin(name).contract for name in names]
+        return HybridSearch(*(side(mode, folder, patch) for side in sides if side), warn=print)
+
+    return contract
+
+
 def plugins() -> list[SearchPlugin]:
     return [_PLUGINS[backend.name] for backend in search_backends.backends()]
 

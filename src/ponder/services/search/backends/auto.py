@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ponder.services.search.registry import Building, Patch, SearchPlugin, plugin, register
+from ponder.services.search.registry import Building, SearchPlugin, merged_contract, register
 from ponder.settings.search_backends import SearchBackendInfo
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from ponder.services.search.base import SearchBackend
 
 WEB = "duckduckgo"
@@ -33,14 +31,6 @@ def make(built: Building) -> SearchBackend:
     return sides[0] if len(sides) == 1 else HybridSearch(*sides, warn=built.warn)
 
 
-def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
-    """Both sides, each faked as its own contract fixture fakes it."""
-    from ponder.services.search.hybrid import HybridSearch
-
-    sides = [plugin(name).contract for name in ("local", WEB)]
-    return HybridSearch(*(side(mode, folder, patch) for side in sides if side), warn=print)
-
-
 register(
     SearchPlugin(
         SearchBackendInfo(
@@ -53,6 +43,6 @@ register(
             members=("local", WEB),
         ),
         make=make,
-        contract=contract,
+        contract=merged_contract("local", WEB),
     )
 )

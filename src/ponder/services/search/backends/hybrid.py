@@ -8,17 +8,14 @@ from typing import TYPE_CHECKING
 
 from ponder.services.search.registry import (
     Building,
-    Patch,
     SearchPlugin,
-    plugin,
+    merged_contract,
     plugins,
     register,
 )
 from ponder.settings.search_backends import SearchBackendInfo
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from ponder.services.search.base import SearchBackend
 
 NO_DOCS = "search='hybrid' without docs: searching without your documents (--docs PATH)."
@@ -48,14 +45,6 @@ def make(built: Building) -> SearchBackend:
     return HybridSearch(*sides, warn=built.warn)
 
 
-def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
-    """Two sides, each faked as its own contract fixture fakes it."""
-    from ponder.services.search.hybrid import HybridSearch
-
-    sides = [plugin(name).contract for name in ("local", "searxng")]
-    return HybridSearch(*(side(mode, folder, patch) for side in sides if side), warn=print)
-
-
 register(
     SearchPlugin(
         SearchBackendInfo(
@@ -67,6 +56,6 @@ register(
             everything=True,
         ),
         make=make,
-        contract=contract,
+        contract=merged_contract("local", "searxng"),
     )
 )

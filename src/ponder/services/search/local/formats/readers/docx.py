@@ -8,7 +8,7 @@ from xml.etree.ElementTree import Element
 
 from ponder.services.search.local.formats.container import Zipped
 from ponder.services.search.local.formats.document import Document, SkipFile, paragraphs
-from ponder.services.search.local.formats.markup import local
+from ponder.services.search.local.formats.markup import local, table_rows
 from ponder.services.search.local.formats.ooxml import core_properties, main_part, related
 from ponder.services.search.local.formats.registry import Reader, register
 
@@ -50,7 +50,7 @@ def _blocks(root: Element) -> Iterator[tuple[str, str]]:
         if kind == "p":
             yield _style(element), _paragraph(element)
         elif kind == "tbl":
-            yield from (("", row) for row in _rows(element))
+            yield from (("", row) for row in table_rows(element, "tr", "tc", ("p",), _paragraph))
         elif kind in _WRAPPERS or kind in ("footnote", "endnote"):
             stack.extend(reversed(list(element)))
 
@@ -76,20 +76,6 @@ def _style(paragraph: Element) -> str:
         if local(element.tag) == "pStyle":
             return next((v for k, v in element.attrib.items() if local(k) == "val"), "")
     return ""
-
-
-def _rows(table: Element) -> Iterator[str]:
-    """A table's rows, cells joined by " | " (a nested table's rows come again on their own)."""
-    for row in table.iter():
-        if local(row.tag) != "tr":
-            continue
-        cells = []
-        for cell in row:
-            if local(cell.tag) == "tc":
-                texts = (_paragraph(p) for p in cell.iter() if local(p.tag) == "p")
-                cells.append(" ".join(" ".join(t.split()) for t in texts if t.strip()))
-        if any(cells):
-            yield " | ".join(cells)
 
 
 register(

@@ -8,7 +8,7 @@ from xml.etree.ElementTree import Element
 
 from ponder.services.search.local.formats.container import Zipped
 from ponder.services.search.local.formats.document import Document, SkipFile, paragraphs
-from ponder.services.search.local.formats.markup import local
+from ponder.services.search.local.formats.markup import local, table_rows
 from ponder.services.search.local.formats.odf import inline_text, metadata, notes
 from ponder.services.search.local.formats.registry import Reader, register
 
@@ -45,23 +45,11 @@ def _blocks(root: Element) -> Iterator[tuple[str, str]]:
         if kind in ("p", "h"):
             yield kind, inline_text(element)
         elif kind == "table":
-            yield from (("row", row) for row in _rows(element))
+            rows = table_rows(element, "table-row", "table-cell", ("p", "h"), inline_text)
+            yield from (("row", row) for row in rows)
         elif kind in _HOLDERS:
             stack.extend(reversed(list(element)))
         # generated indexes (_GENERATED), forms, sequence declarations: not the text
-
-
-def _rows(table: Element) -> Iterator[str]:
-    for row in table.iter():
-        if local(row.tag) != "table-row":
-            continue
-        cells = []
-        for cell in row:
-            if local(cell.tag) == "table-cell":
-                texts = (inline_text(p) for p in cell.iter() if local(p.tag) in ("p", "h"))
-                cells.append(" ".join(" ".join(t.split()) for t in texts if t.strip()))
-        if any(cells):
-            yield " | ".join(cells)
 
 
 register(
