@@ -64,17 +64,6 @@ def table_rows(
             yield " | ".join(cells)
 
 
-def first_text(root: Element, path: str, namespaces: dict[str, str]) -> str:
-    """The whitespace-collapsed text of the first element at ``path``, or ''."""
-    found = root.find(path, namespaces)
-    return " ".join("".join(found.itertext()).split()) if found is not None else ""
-
-
-def all_texts(root: Element, path: str, namespaces: dict[str, str]) -> list[str]:
-    texts = (" ".join("".join(e.itertext()).split()) for e in root.findall(path, namespaces))
-    return [text for text in texts if text]
-
-
 def number(text: str | None, default: int) -> int:
     """An attribute's whole number, or ``default`` (an absent, odd or "²" value, which
     ``str.isdigit`` would take and ``int`` refuse)."""

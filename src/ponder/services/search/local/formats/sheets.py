@@ -7,8 +7,6 @@ says what each number is. Other sheets are rows of ``value | value``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from ponder.services.search.local.formats.document import MAX_TEXT_CHARS
 
 MAX_COLUMNS = 1_024  # a row's cells kept; sheets wider than this are data dumps
@@ -72,7 +70,3 @@ def _column(number: int) -> str:
 def _label(value: str) -> bool:
     text = value.replace(",", "").replace(".", "").replace("-", "").replace("%", "").strip()
     return bool(text) and not text.isdigit()
-
-
-def total_size(sheets: Iterable[SheetText]) -> int:
-    return sum(sheet.size for sheet in sheets)
