@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from ponder.services.search.local.index import LocalIndex
+from ponder.services.search.backends.local.index import LocalIndex
 from ponder.services.web.reader import PageReader
 
 _SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in ("a", "e", "i", "o", "u", "ai", "or")]

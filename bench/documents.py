@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ponder.services.search.local.index import LocalIndex
+from ponder.services.search.backends.local.index import LocalIndex
 from ponder.testing.corpus import pdf_corpus, pydoc_html_corpus, stdlib_modules
 
 PDF_MODULES = 120

@@ -57,7 +57,7 @@ def corpus_plan(root: Path) -> tuple[list[Any], list[str]]:
 
 def found_at(folder: Path, questions: list[Any]) -> dict[str, Any]:
     """Index ``folder``; the questions whose answer page is among the TOP files found."""
-    from ponder.services.search.local.index import LocalIndex
+    from ponder.services.search.backends.local.index import LocalIndex
 
     with tempfile.TemporaryDirectory() as work:
         local = LocalIndex([folder], db_path=Path(work) / "index.sqlite")

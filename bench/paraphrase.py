@@ -191,7 +191,7 @@ def corpus(fresh: bool) -> tuple[Path, list[str]]:
 
 def run_paraphrase_bench(threads: int = 2, fresh: bool = False) -> dict[str, Any]:
     from ponder.services.search import Embedder, LocalIndex
-    from ponder.services.search.local import results
+    from ponder.services.search.backends.local import results
     from ponder.testing import E5_EMBED_MODEL, E5Embedder, Rig, ScriptedBackend
 
     load_before = os.getloadavg()

@@ -48,7 +48,7 @@ def latency(run: Callable[[Any], Any], queries: list[Any]) -> dict[str, float]:
 def vector_store(work: Path) -> dict[str, Any]:
     import numpy as np
 
-    from ponder.services.search.local.index import LocalIndex
+    from ponder.services.search.backends.local.index import LocalIndex
 
     rng = np.random.default_rng(11)
     vectors = rng.standard_normal((PASSAGES, DIMENSIONS), dtype=np.float32)

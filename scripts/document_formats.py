@@ -19,7 +19,7 @@ END = "<!-- end of formats -->"
 
 
 def render() -> str:
-    from ponder.services.search.local.formats import every_reader
+    from ponder.services.search.backends.local.formats import every_reader
 
     rows = [
         "| format | suffixes | read by | keeps | drops |",

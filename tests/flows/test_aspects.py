@@ -234,7 +234,7 @@ def test_a_question_of_common_words_finds_its_page_first_and_quotes_it_first(
     before, behind pages that matched on their notice), and the report quotes the page
     found first, though among the few pages read the question's words look rare."""
     from ponder.services.report.extractive import quoted_sources
-    from ponder.services.search.local.index import LocalIndex
+    from ponder.services.search.backends.local.index import LocalIndex
 
     topic = "How do I create classes with automatically generated __init__ and __repr__?"
     pydoc_corpus(tmp_path / "docs", stdlib_modules(with_submodules=False))

@@ -20,7 +20,7 @@ from support.edges import history
 from ponder import InvalidInputError, aresearch, aresume
 from ponder.api import MAX_TOPIC_CHARS
 from ponder.core.errors import StorageError
-from ponder.services.search import duckduckgo
+from ponder.services.search.backends.duckduckgo import client as duckduckgo
 from ponder.services.web import netguard
 from ponder.services.web.reader import PageReader
 from ponder.testing import Fault, Rig, ScriptedBackend

@@ -28,7 +28,7 @@ from support.readme import (
     stand_ins,
 )
 
-from ponder.services.search import arxiv as arxiv_search
+from ponder.services.search.backends.arxiv import client as arxiv_search
 from ponder.services.search.pacing import Pace
 from ponder.settings.configuration import Configuration
 from ponder.testing import Rig

@@ -15,13 +15,17 @@ from support.edges import here
 from support.public_apis import FakeApi, arxiv, mediawiki
 
 from ponder import aresearch
-from ponder.services.search import arxiv as arxiv_module
 from ponder.services.search import make_search, public_api
-from ponder.services.search.arxiv import ArxivSearch, search_query
+from ponder.services.search.backends.arxiv import client as arxiv_module
+from ponder.services.search.backends.arxiv.client import ArxivSearch, search_query
+from ponder.services.search.backends.wikipedia.client import (
+    WikipediaSearch,
+    best_sections,
+    sections,
+)
+from ponder.services.search.backends.wikipedia.language import wikipedia_language
 from ponder.services.search.base import SearchBackendError
-from ponder.services.search.language import wikipedia_language
 from ponder.services.search.pacing import Pace
-from ponder.services.search.wikipedia import WikipediaSearch, best_sections, sections
 from ponder.settings.configuration import Configuration
 from ponder.testing import Rig, ScriptedBackend
 

@@ -21,9 +21,9 @@ from ponder.core.errors import ModelNotFoundError, OllamaUnavailableError
 from ponder.interfaces.cli import main
 from ponder.interfaces.doctor import run_checks
 from ponder.services.search import Embedder, FolderIndexes, LocalIndex, index_status, make_search
-from ponder.services.search.local.embeddings import BATCH, prefixes, same_model
-from ponder.services.search.local.fusion import fuse
-from ponder.services.search.local.index import index_path
+from ponder.services.search.backends.local.embeddings import BATCH, prefixes, same_model
+from ponder.services.search.backends.local.fusion import fuse
+from ponder.services.search.backends.local.index import index_path
 from ponder.settings.configuration import Configuration
 from ponder.testing import EMBED_MODEL, Rig, ScriptedBackend, TrigramEmbedder
 from ponder.testing.corpus import pydoc_corpus

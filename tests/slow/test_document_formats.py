@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ponder.services.search.local.index import LocalIndex
+from ponder.services.search.backends.local.index import LocalIndex
 from ponder.testing import formats
 from ponder.testing.faq import Question, faq_questions
 from ponder.testing.pydocs import html_root
@@ -125,7 +125,7 @@ def test_a_deck_a_book_and_a_workbook_locate_passages_by_slide_chapter_and_sheet
 
 
 def test_a_notebook_keeps_what_its_examples_printed(docs: Path, tmp_path: Path) -> None:
-    from ponder.services.search.local.formats import read_document
+    from ponder.services.search.backends.local.formats import read_document
 
     page = formats.original(docs, "library/json")
     path = formats.write_notebook(page, tmp_path)

@@ -26,7 +26,8 @@ from support import Site, respond
 
 from ponder import aresearch
 from ponder.nodes.web_research import PASSAGE_CHARS
-from ponder.services.search import LocalIndex, SearchResult, duckduckgo
+from ponder.services.search import LocalIndex, SearchResult
+from ponder.services.search.backends.duckduckgo import client as duckduckgo
 from ponder.testing import Rig, ScriptedBackend
 
 BEHAVIOURS = ("fail", "flap", "slow", "empty", "duplicates", "huge")

@@ -144,8 +144,8 @@ def test_a_parse_that_needs_too_much_memory_fails_alone() -> None:
 def test_hostile_documents_are_skipped_with_their_reasons_and_the_rest_indexed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ponder.services.search.local import reading
-    from ponder.services.search.local.index import LocalIndex
+    from ponder.services.search.backends.local import reading
+    from ponder.services.search.backends.local.index import LocalIndex
 
     monkeypatch.setattr(reading, "READ_SECONDS", 3.0)
     folder = tmp_path / "docs"

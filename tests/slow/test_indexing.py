@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from support.edges import cache_dir
 
-import ponder.services.search.local.indexer as indexer
-import ponder.services.search.local.reading as reading
-from ponder.services.search.local.index import LocalIndex
+import ponder.services.search.backends.local.indexer as indexer
+import ponder.services.search.backends.local.reading as reading
+from ponder.services.search.backends.local.index import LocalIndex
 from ponder.testing.corpus import pdf_corpus, pydoc_html_corpus
 
 MODULES = [
@@ -119,7 +119,7 @@ def test_an_encrypted_pdf_is_skipped_with_the_reason(tmp_path: Path) -> None:
     from reportlab.lib import pdfencrypt
     from reportlab.pdfgen import canvas
 
-    from ponder.services.search.local.indexes import index
+    from ponder.services.search.backends.local.indexes import index
 
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support import python_docs
 
-from ponder.services.search.local.formats import read_document
+from ponder.services.search.backends.local.formats import read_document
 from ponder.testing.prose import GeneratedReport, generate, misdirect, render, tokens
 from ponder.testing.prose.model import contains
 from ponder.testing.prose.score import cited_segments

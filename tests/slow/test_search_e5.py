@@ -19,8 +19,8 @@ from support.edges import cache_dir, here
 from ponder.interfaces.cli import main
 from ponder.interfaces.doctor import run_checks
 from ponder.services.search import Embedder, LocalIndex, make_search
-from ponder.services.search.local.e5 import E5Engine, E5NotInstalledError
-from ponder.services.search.local.embeddings import prefixes
+from ponder.services.search.backends.local.e5 import E5Engine, E5NotInstalledError
+from ponder.services.search.backends.local.embeddings import prefixes
 from ponder.settings.configuration import Configuration
 from ponder.testing import E5_EMBED_MODEL, Rig
 from ponder.testing.e5 import side

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from ponder.services.search.local import reading
-from ponder.services.search.local.files import discover
-from ponder.services.search.local.formats import SkipFile, read_document
-from ponder.services.search.local.formats.container import MAX_MEMBERS, Zipped
-from ponder.services.search.local.index import LocalIndex
+from ponder.services.search.backends.local import reading
+from ponder.services.search.backends.local.files import discover
+from ponder.services.search.backends.local.formats import SkipFile, read_document
+from ponder.services.search.backends.local.formats.container import MAX_MEMBERS, Zipped
+from ponder.services.search.backends.local.index import LocalIndex
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 

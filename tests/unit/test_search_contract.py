@@ -27,15 +27,15 @@ from support.contract import (
     result_shape,
 )
 
-from ponder.services.search import arxiv as arxiv_module
-from ponder.services.search.arxiv import ArxivSearch
+from ponder.services.search.backends.arxiv import client as arxiv_module
+from ponder.services.search.backends.arxiv.client import ArxivSearch
+from ponder.services.search.backends.wikipedia.client import WikipediaSearch
 from ponder.services.search.base import SearchBackend
 from ponder.services.search.cached import CachedSearch
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.mcp_tools import McpToolSearch
 from ponder.services.search.pacing import Pace
 from ponder.services.search.registry import plugin, plugins
-from ponder.services.search.wikipedia import WikipediaSearch
 from ponder.services.storage.cache import Cache
 from ponder.settings.mcp_servers import McpServerSpec
 

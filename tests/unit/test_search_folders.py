@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from support.edges import cache_dir
 
-import ponder.services.search.local.reading as reading
+import ponder.services.search.backends.local.reading as reading
 from ponder.core.errors import CallerRefusedError
-from ponder.services.search.local.indexes import FolderIndexes, index, plan
+from ponder.services.search.backends.local.indexes import FolderIndexes, index, plan
 from ponder.settings.callers import vet
 
 

@@ -13,10 +13,10 @@ from support.edges import cache_dir, here
 
 from ponder.core.errors import SearchError
 from ponder.services.search import make_search
-from ponder.services.search.local.backend import LocalSearch
-from ponder.services.search.local.index import LocalIndex, index_path
-from ponder.services.search.local.indexes import index, index_status
-from ponder.services.search.local.ranking import fts_query, query_words
+from ponder.services.search.backends.local.backend import LocalSearch
+from ponder.services.search.backends.local.index import LocalIndex, index_path
+from ponder.services.search.backends.local.indexes import index, index_status
+from ponder.services.search.backends.local.ranking import fts_query, query_words
 from ponder.settings.configuration import Configuration
 
 
@@ -250,8 +250,8 @@ async def test_local_search_opens_no_socket(corpus: Path, monkeypatch: pytest.Mo
 def test_files_over_the_size_limit_are_skipped_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ponder.services.search.local.indexer as indexer
-    import ponder.services.search.local.indexes as local
+    import ponder.services.search.backends.local.indexer as indexer
+    import ponder.services.search.backends.local.indexes as local
 
     docs = tmp_path / "big"
     docs.mkdir()

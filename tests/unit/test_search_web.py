@@ -15,13 +15,14 @@ import pytest
 from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 from support.edges import cache_dir, here
 
-from ponder.services.search import duckduckgo, make_search
+from ponder.services.search import make_search
+from ponder.services.search.backends.duckduckgo import client as duckduckgo
+from ponder.services.search.backends.duckduckgo.client import DuckDuckGoSearch
+from ponder.services.search.backends.searxng.client import SearxngSearch
 from ponder.services.search.base import SearchBackendError, SearchResult
 from ponder.services.search.cached import CachedSearch
-from ponder.services.search.duckduckgo import DuckDuckGoSearch
 from ponder.services.search.fallback import FallbackSearch
-from ponder.services.search.hybrid import HybridSearch, merge_by_rank
-from ponder.services.search.searxng import SearxngSearch
+from ponder.services.search.merge import HybridSearch, merge_by_rank
 from ponder.services.storage.cache import Cache
 from ponder.settings.configuration import Configuration
 

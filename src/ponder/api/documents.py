@@ -17,7 +17,7 @@ from ponder.settings.configuration import Configuration
 from ponder.settings.environment import read_environment
 
 if TYPE_CHECKING:
-    from ponder.services.search.local.index import EmbedStats, IndexStats, IndexStatus
+    from ponder.services.search.backends.local.index import EmbedStats, IndexStats, IndexStatus
 
 Progress = Callable[[int, int], None]
 Warn = Callable[[str], None]
@@ -46,7 +46,7 @@ def index(
     (``docs_roots``) and what they hold (``docs_hidden_and_symlinks``). ``stop()``, asked
     between two files, ends it early (:class:`IndexingStopped`), keeping what was indexed."""
     from ponder.services.search import index as build
-    from ponder.services.search.local.indexer import IndexStopped
+    from ponder.services.search.backends.local.indexer import IndexStopped
 
     try:
         return build(paths, progress=progress, warn=warn, stop=stop, **_reach(config))
@@ -90,7 +90,7 @@ def index_status(paths: Paths, config: Configuration | None = None) -> IndexStat
 
 def unknown_summary(counts: dict[str, int]) -> str:
     """Files of unknown types, counted by suffix: "12 .jpg, 3 .zip" ('' for none)."""
-    from ponder.services.search.local.files import unknown_summary as summary
+    from ponder.services.search.backends.local.files import unknown_summary as summary
 
     return summary(counts) if counts else ""
 
@@ -107,7 +107,7 @@ def _reach(config: Configuration | None) -> dict[str, Any]:
 
 def embedded_with(index_model: str | None, wanted: str | None) -> bool:
     """Whether an index embedded with ``index_model`` serves ``wanted`` (Ollama's naming)."""
-    from ponder.services.search.local.embeddings import same_model
+    from ponder.services.search.backends.local.embeddings import same_model
 
     return same_model(index_model, wanted)
 

@@ -58,7 +58,7 @@ def e5_package(embed_model: str) -> str | None:
     E5NotInstalledError when the extra is missing; None for any other (Ollama) model."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from ponder.services.search.local.e5 import MODEL, E5NotInstalledError
+    from ponder.services.search.backends.local.e5 import MODEL, E5NotInstalledError
 
     if embed_model != MODEL:
         return None

@@ -17,7 +17,7 @@ from ponder.core.stats import merge_stats
 from ponder.core.warnings import shape
 from ponder.services.model.llm import LLM
 from ponder.services.model.usage import Usage
-from ponder.services.search.local.embeddings import Embedder, configured_embedder
+from ponder.services.search.backends.local.embeddings import Embedder, configured_embedder
 from ponder.settings.caller_view import CallerView
 from ponder.settings.configuration import Configuration
 from ponder.settings.environment import Environment

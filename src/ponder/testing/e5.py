@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ponder.services.search.local.e5 import E5Engine
+from ponder.services.search.backends.local.e5 import E5Engine
 
 E5_EMBED_MODEL = "multilingual-e5-small"
 

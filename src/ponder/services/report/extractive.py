@@ -15,7 +15,7 @@ from ponder.services.model import guard
 from ponder.services.report.quotes import boilerplate, lead, quote
 from ponder.services.research.aspects import Aspect
 from ponder.services.research.vetting import is_reading_note
-from ponder.services.search.local.fusion import fuse
+from ponder.services.search.backends.local.fusion import fuse
 from ponder.services.text.citations import cited_numbers, remove_invalid
 from ponder.services.text.passages import bm25_scores
 from ponder.services.text.words import shares_content, stems
@@ -148,7 +148,7 @@ def most_relevant(
 ) -> list[Source]:
     """The sources whose read passages best match the topic (BM25), best first; only those
     scoring ``at_least``. With their ``nearness`` in meaning to the topic, words and meaning
-    are fused as search fuses them (:func:`ponder.services.search.local.fusion.fuse`)."""
+    are fused as search fuses them (:func:`ponder.services.search.backends.local.fusion.fuse`)."""
     scores = bm25_scores([source_text(s) for s in sources], topic)
     ranked = sorted(zip(scores, range(len(sources)), strict=True), key=lambda p: (-p[0], p[1]))
     order = [i for _, i in ranked]

@@ -19,7 +19,7 @@ from ponder.core.errors import PonderError
 from ponder.core.sources import Source
 from ponder.services.model.llm import Warn
 from ponder.services.report.extractive import source_text
-from ponder.services.search.local.embeddings import Embedder
+from ponder.services.search.backends.local.embeddings import Embedder
 
 # What is embedded of a source: its title and the start of what was read, about the
 # 512 tokens an embedding model such as multilingual-e5-small reads at most.

@@ -26,7 +26,7 @@ from ponder.services.report.nearness import nearness
 from ponder.services.report.parts import completed_parts
 from ponder.services.report.prompting import notes_markdown
 from ponder.services.research.aspects import Aspect, covered_in_report
-from ponder.services.search.local.embeddings import Embedder
+from ponder.services.search.backends.local.embeddings import Embedder
 
 EXTRACTIVE = (
     "The model's report text was unusable; wrote an extractive report (cited findings and "

@@ -12,21 +12,26 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ponder.services.search.arxiv import ArxivSearch
+    from ponder.services.search.backends.arxiv.client import ArxivSearch
+    from ponder.services.search.backends.duckduckgo.client import DuckDuckGoSearch
+    from ponder.services.search.backends.local.backend import LocalSearch
+    from ponder.services.search.backends.local.embeddings import Embedder
+    from ponder.services.search.backends.local.index import IndexStats, IndexStatus, LocalIndex
+    from ponder.services.search.backends.local.indexes import (
+        FolderIndexes,
+        embed,
+        index,
+        index_status,
+    )
+    from ponder.services.search.backends.searxng.client import SearxngSearch
+    from ponder.services.search.backends.tavily.client import TavilySearch
+    from ponder.services.search.backends.wikipedia.client import WikipediaSearch
     from ponder.services.search.base import SearchBackend, SearchBackendError, SearchResult
-    from ponder.services.search.duckduckgo import DuckDuckGoSearch
     from ponder.services.search.factory import make_search, preflight
     from ponder.services.search.fallback import FallbackSearch
-    from ponder.services.search.hybrid import HybridSearch, merge_by_rank
-    from ponder.services.search.local.backend import LocalSearch
-    from ponder.services.search.local.embeddings import Embedder
-    from ponder.services.search.local.index import IndexStats, IndexStatus, LocalIndex
-    from ponder.services.search.local.indexes import FolderIndexes, embed, index, index_status
     from ponder.services.search.mcp_tools import McpToolSearch
+    from ponder.services.search.merge import HybridSearch, merge_by_rank
     from ponder.services.search.reach import Reach, search_reach
-    from ponder.services.search.searxng import SearxngSearch
-    from ponder.services.search.tavily import TavilySearch
-    from ponder.services.search.wikipedia import WikipediaSearch
 
 __all__ = [
     "ArxivSearch",
@@ -57,29 +62,29 @@ __all__ = [
 ]
 
 _HOME = {
-    "ArxivSearch": "arxiv",
-    "DuckDuckGoSearch": "duckduckgo",
-    "Embedder": "local.embeddings",
+    "ArxivSearch": "backends.arxiv.client",
+    "DuckDuckGoSearch": "backends.duckduckgo.client",
+    "Embedder": "backends.local.embeddings",
     "FallbackSearch": "fallback",
-    "FolderIndexes": "local.indexes",
-    "HybridSearch": "hybrid",
-    "IndexStats": "local.index",
-    "IndexStatus": "local.index",
-    "LocalIndex": "local.index",
-    "LocalSearch": "local.backend",
+    "FolderIndexes": "backends.local.indexes",
+    "HybridSearch": "merge",
+    "IndexStats": "backends.local.index",
+    "IndexStatus": "backends.local.index",
+    "LocalIndex": "backends.local.index",
+    "LocalSearch": "backends.local.backend",
     "McpToolSearch": "mcp_tools",
     "Reach": "reach",
     "SearchBackend": "base",
     "SearchBackendError": "base",
     "SearchResult": "base",
-    "SearxngSearch": "searxng",
-    "TavilySearch": "tavily",
-    "WikipediaSearch": "wikipedia",
-    "embed": "local.indexes",
-    "index": "local.indexes",
-    "index_status": "local.indexes",
+    "SearxngSearch": "backends.searxng.client",
+    "TavilySearch": "backends.tavily.client",
+    "WikipediaSearch": "backends.wikipedia.client",
+    "embed": "backends.local.indexes",
+    "index": "backends.local.indexes",
+    "index_status": "backends.local.indexes",
     "make_search": "factory",
-    "merge_by_rank": "hybrid",
+    "merge_by_rank": "merge",
     "preflight": "factory",
     "search_reach": "reach",
 }

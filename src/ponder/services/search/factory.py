@@ -33,12 +33,12 @@ from functools import cached_property
 from pathlib import Path
 
 from ponder.core.errors import OfflineError, SearchError
+from ponder.services.search.backends.local.backend import LocalSearch
+from ponder.services.search.backends.local.embeddings import configured_embedder
 from ponder.services.search.base import SearchBackend
 from ponder.services.search.cached import CachedSearch
 from ponder.services.search.fallback import FallbackSearch
-from ponder.services.search.hybrid import HybridSearch
-from ponder.services.search.local.backend import LocalSearch
-from ponder.services.search.local.embeddings import configured_embedder
+from ponder.services.search.merge import HybridSearch
 from ponder.services.search.reach import Reach, search_reach
 from ponder.services.search.registry import Warn, plugin
 from ponder.services.storage.cache import Cache

@@ -121,7 +121,7 @@ def merged_contract(*names: str) -> Callable[[str, Path, Patch], SearchBackend]:
     contract fixture fakes it, merged as ``hybrid`` and ``auto`` merge them."""
 
     def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
-        from ponder.services.search.hybrid import HybridSearch
+        from ponder.services.search.merge import HybridSearch
 
         sides = [plugin(name).contract for name in names]
         return HybridSearch(*(side(mode, folder, patch) for side in sides if side), warn=print)

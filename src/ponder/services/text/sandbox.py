@@ -36,8 +36,8 @@ MEMORY_BYTES = 512 * 2**20
 _PRELOAD = [
     "ponder.services.text.extraction",
     "ponder.services.web.reader",
-    "ponder.services.search.local.reading",
-    "ponder.services.search.local.formats.readers",
+    "ponder.services.search.backends.local.reading",
+    "ponder.services.search.backends.local.formats.readers",
     "trafilatura",
 ]
 

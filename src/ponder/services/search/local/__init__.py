@@ -1,1 +1,0 @@
-"""Your own documents: discovery, indexing, BM25 and vector search."""
