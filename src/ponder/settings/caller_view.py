@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from ponder.core.redact import redact
 from ponder.core.result import Report
 from ponder.settings.callers import caller_fields, document_roots
-from ponder.settings.configuration import Configuration
+from ponder.settings.configuration import BACKENDS, Configuration
 
 _URL = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s\"'<>]+")
 # An absolute POSIX path in prose: not a URL's path (after a host or ://), nor "and/or".
@@ -52,10 +52,7 @@ class CallerView:
         }
         endpoints = [
             ("openai_base_url", operator.openai_base_url),
-            ("searxng_url", operator.searxng_url),
-            ("tavily_url", operator.tavily_url),
-            ("wikipedia_url", operator.wikipedia_url),
-            ("arxiv_url", operator.arxiv_url),
+            *((name, getattr(operator, name)) for name in backend_endpoints()),
             *((f"mcp server {s.name}", s.url) for s in operator.mcp_servers if s.url),
         ]
         self.endpoints = [(_prefix(url), f"[{name}]") for name, url in endpoints if url]
@@ -140,6 +137,11 @@ def _address(found: re.Match[str]) -> str:
         return ADDRESS if not ipaddress.ip_address(found.group()).is_global else found.group()
     except ValueError:
         return found.group()  # "12:30:45" and other colons are no address
+
+
+def backend_endpoints() -> list[str]:
+    """The settings that hold the search backends' addresses (each backend names its own)."""
+    return [name for group in BACKENDS for name in getattr(group, "ENDPOINTS", ())]
 
 
 def _origin(url: str) -> str:

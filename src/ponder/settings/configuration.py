@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ponder.core.errors import ConfigurationError
+from ponder.settings import search_backends
 from ponder.settings.environment import field_values, ollama_host
 from ponder.settings.model_access import ModelAccess
 from ponder.settings.reporting import Reporting
@@ -28,12 +29,31 @@ from ponder.settings.research_loop import ResearchLoop
 from ponder.settings.searching import Searching
 from ponder.settings.sharing import Sharing
 
+# Each search backend's own fields, from its folder (ponder.settings.backend_settings).
+BACKENDS: tuple[type[BaseModel], ...] = search_backends.setting_groups()
+
 # The groups, in the order their fields are listed (Studio's form, the docs): Python
 # gathers a class's fields from its last base to its first.
-GROUPS: tuple[type[BaseModel], ...] = (ModelAccess, ResearchLoop, Searching, Reporting, Sharing)
+GROUPS: tuple[type[BaseModel], ...] = (
+    ModelAccess,
+    ResearchLoop,
+    Searching,
+    *BACKENDS,
+    Reporting,
+    Sharing,
+)
 
 
-class Configuration(Sharing, Reporting, Searching, ResearchLoop, ModelAccess):
+# The backends' bases are known when it runs, not to a type checker (hence the ignore):
+# their code reads their fields through their own model (BackendSettings.of).
+class Configuration(
+    Sharing,
+    Reporting,
+    *reversed(BACKENDS),  # type: ignore[misc]
+    Searching,
+    ResearchLoop,
+    ModelAccess,
+):
     """Every knob ponder has. Studio shows these fields with their descriptions."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)

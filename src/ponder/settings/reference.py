@@ -19,6 +19,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from ponder.settings import search_backends
+from ponder.settings.backend_settings import BackendSettings
 from ponder.settings.configuration import GROUPS, Configuration
 from ponder.settings.environment import ENV_ALIASES, PREFIX
 from ponder.settings.flag import Flag, flag_of
@@ -143,7 +144,10 @@ def _without_none(annotation: Any) -> Any:
 
 
 def _title(group: type[BaseModel]) -> str:
-    """A group's section title: its class name in words (``ResearchLoop`` → Research loop)."""
+    """A group's section title: its class name in words (``ResearchLoop`` → Research loop);
+    a search backend's: "Search: " and its name as its docstring writes it (SearXNG)."""
+    if issubclass(group, BackendSettings):
+        return "Search: " + (group.__doc__ or group.__name__).split(":")[0].strip()
     words = "".join(f" {c.lower()}" if c.isupper() else c for c in group.__name__).split()
     return " ".join(words).capitalize()
 

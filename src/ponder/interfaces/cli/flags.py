@@ -36,12 +36,6 @@ RUN_FLAGS: dict[str, Flag] = {
         "semantic search over --docs with this Ollama embedding model (off by default)",
         metavar="MODEL",
     ),
-    "searxng_url": Flag("--searxng-url", "your SearXNG instance", metavar="URL"),
-    "wikipedia_lang": Flag(
-        "--wikipedia-lang",
-        "Wikipedia edition (en, de, …); default: the question's language",
-        metavar="LANG",
-    ),
     "fallback": Flag(
         "--fallback",
         "with --search searxng, try DuckDuckGo when SearXNG fails (off: stay private)",
@@ -51,6 +45,12 @@ RUN_FLAGS: dict[str, Flag] = {
         "--full-pages", "read whole web pages, not only snippets", action="true"
     ),
     "cache": Flag("--no-cache", "do not cache search results", action="false"),
+    "searxng_url": Flag("--searxng-url", "your SearXNG instance", metavar="URL"),
+    "wikipedia_lang": Flag(
+        "--wikipedia-lang",
+        "Wikipedia edition (en, de, …); default: the question's language",
+        metavar="LANG",
+    ),
     "mode": Flag("--mode", "loop, deep, or auto (default)", choices=("auto", "loop", "deep")),
     "allow_clarification": Flag(
         "--no-clarify", "never stop to ask a clarifying question", action="false"

@@ -9,8 +9,16 @@ from ponder.services.search.registry import Building, SearchPlugin, Verdict, reg
 from ponder.settings.search_backends import SearchBackendInfo
 
 if TYPE_CHECKING:
+    from ponder.services.search.backends.arxiv.settings import ArxivSettings
     from ponder.services.search.base import SearchBackend
     from ponder.settings.configuration import Configuration
+
+
+def _own(config: Configuration) -> ArxivSettings:
+    """This backend's settings (its folder's settings.py), as the configuration holds them."""
+    from ponder.services.search.backends.arxiv.settings import ArxivSettings
+
+    return ArxivSettings.of(config)
 
 
 def make(built: Building) -> SearchBackend:
@@ -18,7 +26,7 @@ def make(built: Building) -> SearchBackend:
     from ponder.services.search.backends.arxiv.full_text import ArxivFullText
 
     config = built.config
-    arxiv = built.cached(ArxivSearch(config.arxiv_url))
+    arxiv = built.cached(ArxivSearch(_own(config).arxiv_url))
     if not config.fetch_full_page:
         return arxiv
     return ArxivFullText.with_reader(arxiv, config.allow_private_urls, built.cache, built.warn)
@@ -27,11 +35,11 @@ def make(built: Building) -> SearchBackend:
 def check(config: Configuration) -> Verdict:
     from ponder.services.search.public_api import reachable
 
-    return reachable("arXiv", config.arxiv_url)
+    return reachable("arXiv", _own(config).arxiv_url)
 
 
 def endpoints(config: Configuration, topic: str) -> list[str]:
-    return [config.arxiv_url]
+    return [_own(config).arxiv_url]
 
 
 # Its contract fixture answers as tests/support/public_apis.py's arXiv does, so it is
@@ -40,6 +48,7 @@ register(
     SearchPlugin(
         SearchBackendInfo(
             name="arxiv",
+            fields=f"{__name__}.settings:ArxivSettings",
             summary="arXiv's papers: abstracts, and the PDFs' text with `fetch_full_page`",
             settings=("arxiv_url", "fetch_full_page", "allow_private_urls"),
             order=70,

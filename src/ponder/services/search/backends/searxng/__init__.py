@@ -11,6 +11,7 @@ from ponder.settings.search_backends import SearchBackendInfo
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ponder.services.search.backends.searxng.settings import SearxngSettings
     from ponder.services.search.base import SearchBackend
     from ponder.settings.configuration import Configuration
     from ponder.settings.environment import Environment
@@ -22,18 +23,26 @@ NO_URL = (
 )
 
 
+def _own(config: Configuration) -> SearxngSettings:
+    """This backend's settings (its folder's settings.py), as the configuration holds them."""
+    from ponder.services.search.backends.searxng.settings import SearxngSettings
+
+    return SearxngSettings.of(config)
+
+
 def make(built: Building) -> SearchBackend:
     from ponder.services.search.backends.searxng.client import SearxngSearch
 
-    assert built.config.searxng_url, "ready() refuses search=searxng without its address"
-    return built.cached(SearxngSearch(built.config.searxng_url))
+    url = _own(built.config).searxng_url
+    assert url, "ready() refuses search=searxng without its address"
+    return built.cached(SearxngSearch(url))
 
 
 def ready(config: Configuration, environment: Environment) -> None:
     """No address: say so before the run starts (no default is ever asked)."""
     from ponder.core.errors import SearchError
 
-    if not config.searxng_url:
+    if not _own(config).searxng_url:
         raise SearchError(NO_URL)
 
 
@@ -44,11 +53,12 @@ def check(config: Configuration) -> Verdict:
     from ponder.services.search.backends.searxng.client import SearxngSearch
     from ponder.services.search.base import SearchBackendError
 
-    if not config.searxng_url:
+    url = _own(config).searxng_url
+    if not url:
         return Verdict(False, NO_URL)
-    fix = f"start SearXNG at {config.searxng_url} (JSON format enabled) or choose another --search"
+    fix = f"start SearXNG at {url} (JSON format enabled) or choose another --search"
     try:
-        asyncio.run(SearxngSearch(config.searxng_url).search("ponder", 1))
+        asyncio.run(SearxngSearch(url).search("ponder", 1))
     except SearchBackendError as exc:
         return Verdict(False, f"{exc} — {fix}.")
     return Verdict(True, "SearXNG is reachable")
@@ -79,13 +89,15 @@ def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
 
 
 def endpoints(config: Configuration, topic: str) -> list[str]:
-    return [config.searxng_url] if config.searxng_url else []
+    url = _own(config).searxng_url
+    return [url] if url else []
 
 
 register(
     SearchPlugin(
         SearchBackendInfo(
             name="searxng",
+            fields=f"{__name__}.settings:SearxngSettings",
             summary="your own SearXNG instance (JSON format enabled), over HTTP",
             settings=("searxng_url", "fallback"),
             order=20,

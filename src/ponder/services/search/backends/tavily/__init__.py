@@ -11,16 +11,24 @@ from ponder.settings.search_backends import SearchBackendInfo
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ponder.services.search.backends.tavily.settings import TavilySettings
     from ponder.services.search.base import SearchBackend
     from ponder.settings.configuration import Configuration
     from ponder.settings.environment import Environment
+
+
+def _own(config: Configuration) -> TavilySettings:
+    """This backend's settings (its folder's settings.py), as the configuration holds them."""
+    from ponder.services.search.backends.tavily.settings import TavilySettings
+
+    return TavilySettings.of(config)
 
 
 def make(built: Building) -> SearchBackend:
     from ponder.services.search.backends.tavily.client import TavilySearch
 
     key = built.environment.secret("TAVILY_API_KEY")
-    return built.cached(TavilySearch(built.config.tavily_url, api_key=key))
+    return built.cached(TavilySearch(_own(built.config).tavily_url, api_key=key))
 
 
 def ready(config: Configuration, environment: Environment) -> None:
@@ -55,13 +63,14 @@ def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
 
 
 def endpoints(config: Configuration, topic: str) -> list[str]:
-    return [config.tavily_url]
+    return [_own(config).tavily_url]
 
 
 register(
     SearchPlugin(
         SearchBackendInfo(
             name="tavily",
+            fields=f"{__name__}.settings:TavilySettings",
             note="needs TAVILY_API_KEY",
             summary="Tavily's search API, made for agents (an account; each query goes to Tavily)",
             settings=("tavily_url", "fallback"),
