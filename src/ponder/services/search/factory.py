@@ -40,7 +40,7 @@ from ponder.services.search.cached import CachedSearch
 from ponder.services.search.fallback import FallbackSearch
 from ponder.services.search.merge import HybridSearch
 from ponder.services.search.reach import Reach, search_reach
-from ponder.services.search.registry import Warn, plugin
+from ponder.services.search.registry import Warn, offline_plugins, plugin
 from ponder.services.storage.cache import Cache
 from ponder.settings.configuration import Configuration
 from ponder.settings.environment import Environment
@@ -97,7 +97,7 @@ def preflight(config: Configuration, topic: str, warn: Warn) -> Reach:
     search can be reached. Those that cannot are left out of the run, and one line says
     so; when nothing is left to search — no web, no documents — OfflineError. With
     documents set up, a parsing worker starts now, while the model plans the searches."""
-    if config.docs:
+    if offline_plugins(config):
         from ponder.services.text.sandbox import prewarm
 
         prewarm()
@@ -126,11 +126,14 @@ def _to_check(reach: Reach) -> str:
 
 
 def offline_sources(config: Configuration) -> list[str]:
-    """What can be searched with no network, as set up: your documents; the tools of the
-    MCP servers hybrid search asks (the operator's own, often local)."""
-    found = []
-    if any(Path(p).expanduser().exists() for p in config.docs):
-        found.append("your documents")
+    """What can be searched with no network, as set up: each offline backend (your
+    documents, when a path of them exists; your ZIM archives); the tools of the MCP
+    servers hybrid search asks (the operator's own, often local)."""
+    found = [
+        p.info.note or p.name
+        for p in offline_plugins(config)
+        if p.name != LOCAL or any(Path(d).expanduser().exists() for d in config.docs)
+    ]
     if config.mcp_servers and "hybrid" in config.searches:
         found.append("the MCP tools")
     return found
@@ -166,6 +169,12 @@ class Building:
     def cached(self, backend: SearchBackend) -> SearchBackend:
         cache = self.cache
         return CachedSearch(backend, cache) if cache is not None and cache.enabled else backend
+
+    def offline(self, hybrid_only: bool = False) -> list[SearchBackend]:
+        """Each backend that needs no network and is set up (your documents first), made;
+        with ``hybrid_only``, those hybrid includes."""
+        chosen = [p for p in offline_plugins(self.config) if p.info.hybrid or not hybrid_only]
+        return [p.make(self) for p in chosen if p.name != LOCAL or self.local is not None]
 
     def chain(self, name: str) -> list[SearchBackend]:
         """``name``'s backend, then those it falls back to (a public one: with ``fallback``;

@@ -57,6 +57,7 @@ class Building(Protocol):
 
     @property
     def cache(self) -> Cache | None: ...
+    def offline(self, hybrid_only: bool = False) -> list[SearchBackend]: ...
     def cached(self, backend: SearchBackend) -> SearchBackend: ...
     def chain(self, name: str) -> list[SearchBackend]: ...
 
@@ -139,10 +140,17 @@ def covered(names: list[str]) -> list[SearchPlugin]:
     chosen = set(names)
     if any(plugin(name).info.everything for name in names):
         chosen |= {p.name for p in plugins() if p.info.hybrid}
+    if any(plugin(name).info.with_offline for name in names):
+        chosen |= {p.name for p in plugins() if p.info.offline}
     for name in names:
         chosen |= set(plugin(name).info.members)
     found = [p for p in plugins() if p.name in chosen]
     return sorted(found, key=lambda p: not p.info.offline)
+
+
+def offline_plugins(config: Configuration) -> list[SearchPlugin]:
+    """The backends that need no network and are set up (your documents, ZIM archives)."""
+    return [p for p in plugins() if p.info.offline and p.configured(config)]
 
 
 def verdicts(config: Configuration) -> list[Verdict]:

@@ -1,6 +1,7 @@
 """search=auto, the default: the web (DuckDuckGo, then your SearXNG when its address is set)
 when one quick check says it can be reached, and every offline source you set up (your
-documents), searched at once and merged by rank. Offline, only the offline sources."""
+documents, and any other backend that needs no network), searched at once and merged by
+rank. Offline, only the offline sources."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ WEB = "duckduckgo"
 
 
 def make(built: Building) -> SearchBackend:
-    """The documents first (they need no network), then the web when it can be reached;
-    OfflineError when neither is there (a run resumed offline, a network gone mid-run)."""
+    """The offline sources first (they need no network), then the web when it can be
+    reached; OfflineError when neither is there (a run resumed offline, a network gone
+    mid-run)."""
     from ponder.core.errors import OfflineError
     from ponder.services.search.fallback import FallbackSearch
     from ponder.services.search.merge import HybridSearch
 
-    sides: list[SearchBackend] = [built.local] if built.local is not None else []
+    sides = built.offline()
     web = built.chain(WEB)
     if web:
         sides.append(web[0] if len(web) == 1 else FallbackSearch(web, built.warn))
@@ -36,11 +38,12 @@ register(
         SearchBackendInfo(
             name="auto",
             note="the default",
-            summary="the web (DuckDuckGo) when it can be reached, and your documents, at once; "
-            "offline, your documents alone",
+            summary="the web (DuckDuckGo) when it can be reached, and every offline source set "
+            "up (your documents…), at once; offline, those alone",
             settings=("docs",),
             order=5,
-            members=("local", WEB),
+            members=(WEB,),
+            with_offline=True,
         ),
         make=make,
         contract=merged_contract("local", WEB),

@@ -22,7 +22,7 @@ NO_DOCS = "search='hybrid' without docs: searching without your documents (--doc
 
 
 def make(built: Building) -> SearchBackend:
-    """The documents first (they need no network), then the others in their order."""
+    """The offline sources first (they need no network), then the others in their order."""
     from ponder.services.search.fallback import FallbackSearch
     from ponder.services.search.mcp_tools import backends as mcp_backends
     from ponder.services.search.merge import HybridSearch
@@ -36,8 +36,7 @@ def make(built: Building) -> SearchBackend:
     sides += mcp_backends(built.config.mcp_servers)
     if built.local is None:
         built.warn(NO_DOCS)
-    else:
-        sides.insert(0, built.local)
+    sides[:0] = built.offline(hybrid_only=True)
     if not sides:
         from ponder.core.errors import OfflineError
 
