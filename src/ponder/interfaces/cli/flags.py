@@ -46,6 +46,12 @@ RUN_FLAGS: dict[str, Flag] = {
     ),
     "cache": Flag("--no-cache", "do not cache search results", action="false"),
     "searxng_url": Flag("--searxng-url", "your SearXNG instance", metavar="URL"),
+    "zim": Flag(
+        "--zim", "a Kiwix ZIM archive to search (repeatable)", metavar="FILE", action="append"
+    ),
+    "kiwix_url": Flag(
+        "--kiwix-url", "the kiwix-serve that serves the --zim archives", metavar="URL"
+    ),
     "wikipedia_lang": Flag(
         "--wikipedia-lang",
         "Wikipedia edition (en, de, …); default: the question's language",

@@ -1,0 +1,183 @@
+"""search=zim: Kiwix ZIM archives (``zim``), offline encyclopedias and references, searched
+through each archive's full-text index, else its titles (:mod:`.client`, :mod:`.archive`).
+No network: auto (the default) and hybrid search them too whenever they are set up."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from ponder.services.search.registry import Building, Patch, SearchPlugin, Verdict, register
+from ponder.settings.search_backends import SearchBackendInfo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ponder.services.search.backends.zim.settings import ZimSettings
+    from ponder.services.search.base import SearchBackend
+    from ponder.settings.configuration import Configuration
+    from ponder.settings.environment import Environment
+
+NO_ARCHIVES = "search=zim needs an archive — pass --zim FILE.zim (or set PONDER_ZIM)."
+NO_LIBZIM = "Kiwix ZIM archives need libzim, an optional package: pip install 'ponder[zim]'."
+
+
+def _libzim_missing() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("libzim") is None
+
+
+def _own(config: Configuration) -> ZimSettings:
+    """This backend's settings (its folder's settings.py), as the configuration holds them."""
+    from ponder.services.search.backends.zim.settings import ZimSettings
+
+    return ZimSettings.of(config)
+
+
+def _present(config: Configuration) -> tuple[list[str], list[str]]:
+    """The archives set up that exist, and those that do not."""
+    paths = [os.path.expanduser(path) for path in _own(config).zim]
+    return [p for p in paths if os.path.isfile(p)], [p for p in paths if not os.path.isfile(p)]
+
+
+def make(built: Building) -> SearchBackend:
+    """The archives that exist; SearchError without libzim (archives set up in vain)."""
+    from ponder.core.errors import SearchError
+    from ponder.services.search.backends.zim.client import ZimSearch
+
+    if _libzim_missing():
+        raise SearchError(NO_LIBZIM)
+    present, missing = _present(built.config)
+    for path in missing:
+        built.warn(f"ZIM archive {path} does not exist; ignoring it.")
+    return ZimSearch(present, _own(built.config).kiwix_url, built.warn)
+
+
+def ready(config: Configuration, environment: Environment) -> None:
+    """Archives without libzim, or search=zim with no archive that exists: say so before
+    the run starts."""
+    from ponder.core.errors import SearchError
+
+    if _own(config).zim and _libzim_missing():
+        raise SearchError(NO_LIBZIM)
+    if "zim" not in config.searches or _present(config)[0]:
+        return
+    missing = _own(config).zim
+    raise SearchError(
+        f"ZIM archive(s) missing: {', '.join(missing)} — check --zim." if missing else NO_ARCHIVES
+    )
+
+
+def check(config: Configuration) -> Verdict:
+    """Each archive: its title, its articles, and how it is searched."""
+    from ponder.services.search.backends.zim.archive import describe
+    from ponder.services.text.sandbox import ParseFailed, run
+
+    present, missing = _present(config)
+    if not present:
+        return Verdict(
+            False, f"ZIM archive(s) missing: {', '.join(missing)}" if missing else NO_ARCHIVES
+        )
+    lines = []
+    for path in present:
+        try:
+            about = run(describe, path, deadline=30.0)
+        except ParseFailed as exc:
+            return Verdict(False, f"ZIM archive {path} cannot be read: {exc}")
+        index = "full-text index" if about.fulltext else "titles only (no full-text index)"
+        lines.append(f"{path}: “{about.title}”, {about.articles} articles, {index}")
+    if missing:
+        return Verdict(False, f"ZIM archive(s) missing: {', '.join(missing)} — check --zim")
+    return Verdict(True, "ZIM archives: " + "; ".join(lines))
+
+
+def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
+    """Over an archive written in ``folder``, searched in this process (so the fixture's
+    faults reach it): libzim failing or slow at its boundary, as a worker reports it."""
+    import time
+    from typing import Any
+
+    from ponder.services.search.backends.zim import archive
+    from ponder.services.search.backends.zim.client import ZimSearch
+    from ponder.services.text.sandbox import ParseFailed
+
+    count = 0 if mode == "empty" else 8
+    path = _write_archive(
+        folder / "contract.zim", [f"Contract tides number {i}." for i in range(count)]
+    )
+    if mode == "failing":
+
+        def broken(*_: Any) -> Any:
+            raise RuntimeError("zim file is corrupt")
+
+        patch.setattr(archive, "search", broken)
+    if mode == "slow":
+        real = archive.search
+
+        def sluggish(*args: Any) -> Any:
+            time.sleep(0.5)
+            return real(*args)
+
+        patch.setattr(archive, "search", sluggish)
+
+    def here(function: Any, *args: Any, deadline: float) -> Any:
+        try:
+            return function(*args)
+        except RuntimeError as exc:  # as a worker's failure comes back
+            raise ParseFailed(str(exc)) from None
+
+    return ZimSearch([str(path)], None, warn=print, run=here)
+
+
+def _write_archive(path: Path, texts: list[str]) -> Path:
+    """An archive of one HTML article per text (and a page of none, libzim needs one)."""
+    from libzim.writer import Creator, Hint, Item, StringProvider
+
+    class Page(Item):
+        def __init__(self, number: int, text: str) -> None:
+            super().__init__()
+            self.number, self.text = number, text
+
+        def get_path(self) -> str:
+            return f"a{self.number}"
+
+        def get_title(self) -> str:
+            return f"Article {self.number}"
+
+        def get_mimetype(self) -> str:
+            return "text/html"
+
+        def get_contentprovider(self) -> StringProvider:
+            return StringProvider(f"<html><body><p>{self.text}</p></body></html>")
+
+        def get_hints(self) -> dict[Hint, int]:
+            return {Hint.FRONT_ARTICLE: True}
+
+    with Creator(str(path)).config_indexing(True, "eng") as creator:
+        for number, text in enumerate(texts or ["Nothing here."]):
+            creator.add_item(Page(number, text if texts else "Nothing here."))
+    return path
+
+
+register(
+    SearchPlugin(
+        SearchBackendInfo(
+            name="zim",
+            note="Kiwix ZIM archives",
+            summary="Kiwix ZIM archives on this machine (offline Wikipedia, Stack Exchange, "
+            "DevDocs…): full-text index, else titles",
+            settings=("zim", "kiwix_url"),
+            order=35,
+            offline=True,
+            public=False,
+            hybrid=True,
+            needs="zim",
+            fields=f"{__name__}.settings:ZimSettings",
+        ),
+        make=make,
+        ready=ready,
+        check=check,
+        contract=contract,
+    )
+)
