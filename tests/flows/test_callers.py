@@ -43,6 +43,7 @@ HOSTILE: dict[str, Any] = {
     "allow_private_urls": True,
     "cache_ttl_hours": 1e9,
     "docs_roots": ["/"],
+    "library": ["/etc/refs.bib"],
     "docs_hidden_and_symlinks": True,
     "caller_searches": ["tavily"],
     "caller_models": ["*"],
