@@ -60,3 +60,17 @@ async def test_a_run_cites_the_librarys_papers_by_their_entries(rig: Rig, librar
         "library is searched."
     ]
     assert any("searches your reference library only" in w for w in report.stats.warnings)
+
+
+async def test_a_library_that_cannot_be_read_stops_the_run_before_any_model_call(
+    rig: Rig, tmp_path: Path
+) -> None:
+    from ponder import SearchError
+
+    broken = tmp_path / "refs.json"
+    broken.write_text('[{"id": "smith2021", "title": ', encoding="utf-8")
+    with pytest.raises(SearchError, match=f"Cannot read your reference library {broken}"):
+        await aresearch(
+            "Anything?", model="scripted", ollama_base_url=rig.url, library=[str(broken)]
+        )
+    assert rig.chat_log() == []

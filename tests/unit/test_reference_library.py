@@ -277,3 +277,16 @@ def test_doctor_counts_the_entries_and_attachments_and_names_what_is_wrong(paper
     broken.write_text("{", encoding="utf-8")
     [check] = library_checks(Configuration.create(library=[str(broken)]))
     assert check.outcome == "fail" and str(broken) in check.message
+
+
+def test_the_web_page_links_a_papers_doi_beside_its_file() -> None:
+    from ponder.core.result import SourceRef
+    from ponder.interfaces.html.sources import sources_section
+
+    paper = SourceRef(
+        number=1, url="/papers/a.pdf", title="A", origin="local", passages=["Text."],
+        authors=["Ada Lovelace"], date="1843", link="https://doi.org/10.5555/ada",
+    )  # fmt: skip
+    page = sources_section([paper], [])
+    assert 'href="https://doi.org/10.5555/ada"' in page and "Ada Lovelace (1843)" in page
+    assert "href" not in sources_section([paper.model_copy(update={"link": None})], [])
