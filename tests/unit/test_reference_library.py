@@ -290,3 +290,19 @@ def test_the_web_page_links_a_papers_doi_beside_its_file() -> None:
     page = sources_section([paper], [])
     assert 'href="https://doi.org/10.5555/ada"' in page and "Ada Lovelace (1843)" in page
     assert "href" not in sources_section([paper.model_copy(update={"link": None})], [])
+
+
+@pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        (r"Erd\H{o}s, \v{S}koda and \c{c}a", "Erdős, Škoda and ça"),
+        (r"Stra\ss e \& co -- 50\%", "Straße & co – 50%"),
+        (r"\o{}rsted \AA{}ngstr\"om na\"{\i}ve", "ørsted Ångström naïve"),
+        (r"a \{b\} c \$5", "a {b} c $5"),
+        (r"\textit{Hello} $\alpha$-decay", "Hello α-decay"),  # left to pylatexenc
+    ],
+)
+def test_names_and_titles_are_decoded_from_latex(latex: str, text: str) -> None:
+    from ponder.services.search.local.library.bibtex import latex_text
+
+    assert latex_text(latex) == text
