@@ -35,6 +35,10 @@ class SourceRef(BaseModel):
         default_factory=list, description="Who wrote it, as the document's metadata says."
     )
     date: str | None = Field(default=None, description="When, as ISO 8601 (2021-03-04).")
+    link: str | None = Field(
+        default=None,
+        description="A paper of your reference library: its DOI (https://doi.org/…) or URL.",
+    )
 
 
 class Citation(BaseModel):
@@ -183,6 +187,7 @@ def report_sources(registry: list[Source], cited: list[Source]) -> list[SourceRe
                 locations=list(source.get("locations") or []),
                 authors=list(source.get("authors") or []),
                 date=source.get("date"),
+                link=source.get("link"),
             )
         )
     return refs

@@ -26,6 +26,7 @@ class Source(TypedDict):
     locations: list[str]
     authors: NotRequired[list[str]]  # as the document's own metadata names them
     date: NotRequired[str | None]  # ISO 8601
+    link: NotRequired[str | None]  # a library paper's DOI (https://doi.org/…) or URL
 
 
 def byline(source: Source) -> str:

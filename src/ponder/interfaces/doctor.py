@@ -3,7 +3,7 @@
 Checks, in order: Ollama reachable at the configured URL, which models are pulled, the
 configured model(s) among them, the embedder when semantic search is on (an Ollama model,
 or e5-small inside ponder), each search backend reachable (as its own module checks it),
-the local index up to date (and embedded).
+the local index up to date (and embedded), each reference library's entries and attachments.
 The exit code is that of the first failed check (3 Ollama, 4 model, 6 search), else 0;
 a stale index is only a warning because a run refreshes it by itself.
 """
@@ -63,6 +63,7 @@ def run_checks(config: Configuration) -> list[Check]:
         checks.append(embedder_check(config))
     checks += search_checks(config)
     checks += index_checks(config)
+    checks += library_checks(config)
     return checks
 
 
@@ -204,7 +205,8 @@ def reach_checks(
         checks.append(Check("ok", f"Offline sources: {' and '.join(offline)}"))
     else:
         nothing = "No offline source is set up: offline, a run has nothing to search"
-        checks.append(Check("warn", f"{nothing} — add --docs PATH (or PONDER_DOCS)"))
+        fix = "add --docs PATH or --library FILE (or PONDER_DOCS, PONDER_LIBRARY)"
+        checks.append(Check("warn", f"{nothing} — {fix}"))
     if reachable:
         checks.append(Check("ok", f"The web can be reached ({', '.join(reachable)})"))
     why = "; ".join(f"{name} at {reason}" for name, reason in unreachable.items())
@@ -268,6 +270,27 @@ def _freshness(config: Configuration, status: Any, command: str) -> Check:
 
 
 SKIPPED_SHOWN = 10
+
+
+def library_checks(config: Configuration) -> list[Check]:
+    """Each reference library: how many entries and attachments, and what is wrong."""
+    if not config.library:
+        return []
+    from ponder.api.library import library_status
+    from ponder.core.errors import SearchError
+
+    try:
+        libraries = library_status(config)
+    except SearchError as problem:
+        return [Check("fail", str(problem), problem.exit_code)]
+    checks = []
+    for library in libraries:
+        files = "1 attachment" if library.attachments == 1 else f"{library.attachments} attachments"
+        checks.append(
+            Check("ok", f"Reference library {library.path}: {library.entries} entries, {files}")
+        )
+        checks += [Check("warn", line) for line in library.warnings]
+    return checks
 
 
 def _left_out(status: Any, command: str) -> list[Check]:

@@ -174,6 +174,7 @@ def _register(
                     locations=[result.location or ""],
                     authors=list(result.authors),
                     date=result.date,
+                    link=result.link,
                 )
             )
             unseen = [p for p in finding_pieces(text) if piece_digest(p) not in summarized]

@@ -38,7 +38,7 @@ __all__ = ["Environment", "Machine", "Secret", "machine", "read_environment", "s
 
 PREFIX = "PONDER_"
 # Lists of paths are split like PATH; other lists (model names hold ':') on commas.
-PATH_LISTS = ("docs", "docs_roots")
+PATH_LISTS = ("docs", "docs_roots", "library")
 # Variables not named PONDER_<FIELD> that set a field: Ollama's own (:func:`ollama_host`).
 ENV_ALIASES = {"OLLAMA_HOST": "ollama_base_url"}
 

@@ -36,7 +36,7 @@ class SearchBackendInfo(NamedTuple):
     everything: bool = False  # searches every hybrid backend itself: never combined
     members: tuple[str, ...] = ()  # the backends it searches itself (auto): never combined
     with_offline: bool = False  # searches every offline backend set up, too (auto)
-    needs: str = ""  # the setting it cannot work without (searxng: searxng_url)
+    needs: str = ""  # the setting it cannot work without (searxng: searxng_url); "a,b": either
     # "module:Class": the pydantic model of its own Configuration fields, kept in its folder
     # (a :class:`ponder.settings.backend_settings.BackendSettings`); imported only when the
     # Configuration is built, so that listing the names imports no pydantic.

@@ -43,6 +43,21 @@ class Searching(BaseModel):
         "ODS, notebooks, LaTeX, Org, Markdown, HTML, text), searched by auto (the default), "
         "local and hybrid; offline, what a run researches.",
     )
+    library: Annotated[
+        Operator[list[str]],
+        Flag(
+            "--library",
+            "your reference library: a BibTeX or CSL JSON export (repeatable)",
+            metavar="FILE",
+            action="append",
+        ),
+    ] = Field(
+        default_factory=list,
+        description="Reference libraries exported from Zotero, JabRef or Mendeley (BibTeX .bib "
+        "or CSL JSON .json): each entry's attached files are searched with your documents, and "
+        "cited by the entry's authors, year, title and DOI or URL. Attachments are read only "
+        "inside the library file's own folder (or docs_roots).",
+    )
     embed_model: Annotated[
         Operator[str | None],
         Flag(
@@ -92,12 +107,12 @@ class Searching(BaseModel):
         24.0, gt=0, description="How long cached entries live (the cache all runs share)."
     )
 
-    @field_validator("docs", mode="before")
+    @field_validator("docs", "library", mode="before")
     @classmethod
     def _docs_as_list(cls, value: Any) -> Any:
         return split_path_list(value)
 
-    @field_validator("docs")
+    @field_validator("docs", "library")
     @classmethod
     def _usable_docs(cls, value: list[str]) -> list[str]:
         return usable_paths(value)

@@ -129,7 +129,7 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
     first, so an explicit ``--loops`` wins over it.
     """
     options: dict[str, Any] = dict(EFFORT_PRESETS[args.effort]) if args.effort else {}
-    given = {name: getattr(args, name, None) for name in RUN_FLAGS if name != "docs"}
+    given = {name: getattr(args, name, None) for name in RUN_FLAGS if name not in _PATHS}
     options.update({name: value for name, value in given.items() if value is not None})
     if args.docs:
         # A run on a server reads the server's disk: its paths are not checked here.
@@ -137,7 +137,12 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
 
         remote = server_url(getattr(args, "server", None))
         options["docs"] = list(args.docs) if remote else require_paths(args.docs, "--docs")
+    if getattr(args, "library", None):  # an operator's setting: a server refuses it anyway
+        options["library"] = require_paths(args.library, "--library")
     return options
+
+
+_PATHS = ("docs", "library")  # flags whose paths are checked and made absolute here
 
 
 def require_paths(paths: list[str], flag: str) -> list[str]:

@@ -31,6 +31,12 @@ RUN_FLAGS: dict[str, Flag] = {
         parse="search",
     ),
     "docs": Flag("--docs", "your documents (repeatable)", metavar="PATH", action="append"),
+    "library": Flag(
+        "--library",
+        "your reference library: a BibTeX or CSL JSON export (repeatable)",
+        metavar="FILE",
+        action="append",
+    ),
     "embed_model": Flag(
         "--embed-model",
         "semantic search over --docs with this Ollama embedding model (off by default)",

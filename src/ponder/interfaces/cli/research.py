@@ -95,9 +95,9 @@ def check_options(options: dict[str, Any], remote: bool = False) -> None:
         raise ConfigurationError(message) from None
     if remote:
         return
-    if "local" in settings.searches and not settings.docs:
+    if "local" in settings.searches and not settings.docs and not settings.library:
         raise InvalidInputError(
-            f"--search {settings.search} needs your documents — add --docs PATH."
+            f"--search {settings.search} needs your documents — add --docs PATH or --library FILE."
         )
     from ponder.api.probe import search_ready
 

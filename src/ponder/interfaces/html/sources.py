@@ -28,6 +28,9 @@ def _source_item(source: SourceRef, citations: list[Citation]) -> str:
     origin = html.escape(source.origin) + (f" · {locations}" if locations else "")
     by = html.escape(byline(source.model_dump()))  # type: ignore[arg-type]
     link += f' <span class="byline">{by}</span>' if by else ""
+    if source.link and source.link.startswith(("http://", "https://")):
+        to = html.escape(source.link)
+        link += f' <a class="published" href="{to}" rel="noreferrer noopener">{to}</a>'
     spans = [(c.passage, c.start, c.end) for c in citations if c.number == source.number]
     passages = (
         "\n".join(

@@ -39,8 +39,13 @@ class SearchResult(BaseModel):
         default_factory=list, description="Who wrote it, as the file's own metadata says."
     )
     date: str | None = Field(default=None, description="When, as ISO 8601 (2021-03-04).")
+    link: str | None = Field(
+        default=None,
+        description="Where a paper of your reference library is published: its DOI "
+        "(https://doi.org/…) or URL.",
+    )
 
-    @field_validator("title", "url", "snippet", "content", "location", "date")
+    @field_validator("title", "url", "snippet", "content", "location", "date", "link")
     @classmethod
     def _printable(cls, value: str | None) -> str | None:
         return printable(value) if value else value

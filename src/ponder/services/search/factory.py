@@ -35,6 +35,7 @@ from pathlib import Path
 from ponder.core.errors import OfflineError, SearchError
 from ponder.services.search.backends.local.backend import LocalSearch
 from ponder.services.search.backends.local.embeddings import configured_embedder
+from ponder.services.search.backends.local.library.catalog import CitedSearch, load_catalog
 from ponder.services.search.base import SearchBackend
 from ponder.services.search.cached import CachedSearch
 from ponder.services.search.fallback import FallbackSearch
@@ -68,8 +69,8 @@ def make_search(
     names = config.searches
     if LOCAL in names and local is None:
         raise SearchError(
-            f"search={config.search!r} needs your documents — pass --docs PATH (or docs=[...] "
-            "in Python, PONDER_DOCS in the environment)."
+            f"search={config.search!r} needs your documents — pass --docs PATH or --library "
+            "FILE (or docs=[...] in Python, PONDER_DOCS in the environment)."
         )
     reach = reach if reach is not None else search_reach(config, topic)
     built = Building(config, environment, warn, topic, local, frozenset(reach.unreachable))
@@ -101,6 +102,11 @@ def preflight(config: Configuration, topic: str, warn: Warn) -> Reach:
         from ponder.services.text.sandbox import prewarm
 
         prewarm()
+    if config.library:  # said once a run, here: each round opens the libraries again
+        for line in load_catalog(
+            config.library, config.docs_roots, config.docs_hidden_and_symlinks
+        ).warnings():
+            warn(line)
     reach = search_reach(config, topic, fresh=True)
     if not reach.unreachable:
         return reach
@@ -127,13 +133,17 @@ def _to_check(reach: Reach) -> str:
 
 def offline_sources(config: Configuration) -> list[str]:
     """What can be searched with no network, as set up: each offline backend (your
-    documents, when a path of them exists; your ZIM archives); the tools of the MCP
-    servers hybrid search asks (the operator's own, often local)."""
-    found = [
-        p.info.note or p.name
-        for p in offline_plugins(config)
-        if p.name != LOCAL or any(Path(d).expanduser().exists() for d in config.docs)
-    ]
+    documents and your reference library, when their files exist; your ZIM archives);
+    the tools of the MCP servers hybrid search asks (the operator's own, often local)."""
+    found = []
+    for offline in offline_plugins(config):
+        if offline.name != LOCAL:
+            found.append(offline.info.note or offline.name)
+            continue
+        if any(Path(p).expanduser().exists() for p in config.docs):
+            found.append("your documents")
+        if any(Path(p).expanduser().is_file() for p in config.library):
+            found.append("your reference library")
     if config.mcp_servers and "hybrid" in config.searches:
         found.append("the MCP tools")
     return found
@@ -189,21 +199,26 @@ class Building:
         return [p.make(self) for p in [first, *allowed] if p.name not in self.unreachable]
 
 
-def _local(config: Configuration, environment: Environment, warn: Warn) -> LocalSearch | None:
-    if not config.docs:
+def _local(config: Configuration, environment: Environment, warn: Warn) -> SearchBackend | None:
+    """Your documents and your reference library's attachments, searched as one; hits on an
+    attachment are cited by its entry (:mod:`.local.library`)."""
+    if not config.docs and not config.library:
         return None
     existing = [p for p in config.docs if Path(p).expanduser().exists()]
-    if not existing:
+    if config.docs and not existing and not config.library:
         raise SearchError(
             f"None of the document paths exist: {', '.join(config.docs)} — check --docs."
         )
     for missing in sorted(set(config.docs) - set(existing)):
         warn(f"Document path {missing} does not exist; ignoring it.")
-    return LocalSearch(
-        existing,
+    hidden = config.docs_hidden_and_symlinks
+    catalog = load_catalog(config.library, config.docs_roots, hidden) if config.library else None
+    local = LocalSearch(
+        [*existing, *(catalog.files if catalog else [])],
         cache_dir=environment.cache_folder,
         warn=warn,
         embedder=configured_embedder(config),
-        anchors=config.docs_roots,
-        hidden=config.docs_hidden_and_symlinks,
+        anchors=[*config.docs_roots, *(catalog.folders if catalog else [])],
+        hidden=hidden,
     )
+    return CitedSearch(local, catalog) if catalog else local

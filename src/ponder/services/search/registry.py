@@ -84,8 +84,10 @@ class SearchPlugin(NamedTuple):
         return self.info.name
 
     def configured(self, config: Configuration) -> bool:
-        """Whether the setting it cannot work without is set (searxng: ``searxng_url``)."""
-        return not self.info.needs or bool(getattr(config, self.info.needs, None))
+        """Whether a setting it cannot work without is set (searxng: ``searxng_url``; local:
+        ``docs`` or ``library``)."""
+        needs = [name.strip() for name in self.info.needs.split(",") if name.strip()]
+        return not needs or any(getattr(config, name, None) for name in needs)
 
 
 _PLUGINS: dict[str, SearchPlugin] = {}

@@ -83,7 +83,11 @@ def sources_section(cited: list[Source]) -> str:
     for source in cited:
         title = source["title"] or source["url"]
         by = byline(source)
-        lines.append(f"{source['number']}. {title}{f' — {by}' if by else ''} — {source['url']}")
+        link = source.get("link")
+        lines.append(
+            f"{source['number']}. {title}{f' — {by}' if by else ''}{f' — {link}' if link else ''}"
+            f" — {source['url']}"
+        )
     return "\n".join(lines) + "\n"
 
 

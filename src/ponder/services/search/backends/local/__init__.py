@@ -19,21 +19,24 @@ if TYPE_CHECKING:
 
 def make(built: Building) -> SearchBackend:
     """The documents the factory opened (it refuses search=local without any)."""
-    assert built.local is not None, "make_search refuses search=local without docs"
+    assert built.local is not None, "make_search refuses search=local without docs or library"
     return built.local
 
 
 def check(config: Configuration) -> Verdict:
     from pathlib import Path
 
-    if not config.docs:
+    if not config.docs and not config.library:
         return Verdict(
             False,
-            f"search={config.search} needs your documents — pass --docs PATH (or set PONDER_DOCS).",
+            f"search={config.search} needs your documents — pass --docs PATH or --library FILE "
+            "(or set PONDER_DOCS).",
         )
     missing = [p for p in config.docs if not Path(p).expanduser().exists()]
     if missing:
         return Verdict(False, f"Document path(s) missing: {', '.join(missing)} — check --docs.")
+    if not config.docs:
+        return Verdict(True, f"Your reference library: {', '.join(config.library)}")
     return Verdict(True, f"Local documents: {', '.join(config.docs)}")
 
 
@@ -73,12 +76,12 @@ register(
             name="local",
             note="your documents",
             summary="your own documents: folders and files indexed on this machine",
-            settings=("docs", "embed_model", "docs_roots", "docs_hidden_and_symlinks"),
+            settings=("docs", "library", "embed_model", "docs_roots", "docs_hidden_and_symlinks"),
             order=30,
             offline=True,
             public=False,
             hybrid=True,
-            needs="docs",
+            needs="docs,library",
         ),
         make=make,
         check=check,
