@@ -62,13 +62,16 @@ async def index_uploads(request: Request) -> Response:
 async def delete_upload(request: Request) -> Response:
     user = user_of(request)
     form = await request.form()
+    name = str(form.get("name") or "")
     try:
-        await asyncio.to_thread(collection.delete, user, str(form.get("name") or ""))
+        await asyncio.to_thread(collection.delete, user, name)
+        # At once out of the index too: a run in the next minute would not refresh it.
+        await asyncio.to_thread(documents.index, [collection.folder_of(user)])
     except UploadRefused as refused:
         return await _refusal(request, user, refused)
-    # At once out of the index too: a run in the next minute would not refresh it.
-    folder = collection.folder_of(user)
-    await asyncio.to_thread(documents.index, [folder])
+    except PonderError as exc:  # deleted, but the index stays as it was for now
+        said = f"{name} is deleted, but the index of your uploads could not be refreshed ({exc})."
+        return await _refusal(request, user, UploadRefused(503, said))
     if _wants_json(request):
         return JSONResponse({"deleted": True})
     return redirect_to("/documents")
