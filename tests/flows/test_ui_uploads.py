@@ -293,3 +293,38 @@ def test_the_upload_size_setting_stays_within_what_indexing_reads() -> None:
     most = Machine.model_fields["ui_upload_file_mb"].metadata
     ceiling = next(m.le for m in most if hasattr(m, "le"))
     assert ceiling * collection.MB <= documents.largest_readable()
+
+
+async def test_an_upload_cut_off_mid_way_leaves_nothing(
+    shared: tuple[TestClient, Any],
+) -> None:
+    """The client goes away half-way through a file: what was written of it is removed."""
+    _client, app = shared
+    body, kind = _form([("notes.md", b"z" * 300_000)])
+    pieces = [body[:150_000], body[150_000:200_000]]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        if pieces:
+            return {"type": "http.request", "body": pieces.pop(0), "more_body": True}
+        assert "notes.md" not in kept("alice")
+        assert any(name.startswith(collection.INCOMING) for name in kept("alice"))
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    headers = [
+        (b"host", b"127.0.0.1:8765"),
+        (b"authorization", b"Bearer alice-secret"),
+        (b"content-type", kind.encode()),
+        (b"accept", b"application/json"),
+    ]
+    scope = {
+        "type": "http", "method": "POST", "path": "/documents/uploads", "raw_path": b"",
+        "query_string": b"", "headers": headers, "scheme": "http", "http_version": "1.1",
+        "server": ("127.0.0.1", 8765), "client": ("127.0.0.1", 5000), "root_path": "",
+    }  # fmt: skip
+    await app(scope, receive, send)
+    assert sent[0]["status"] == 400
+    assert kept("alice") == []
