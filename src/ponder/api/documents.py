@@ -95,6 +95,21 @@ def unknown_summary(counts: dict[str, int]) -> str:
     return summary(counts) if counts else ""
 
 
+def readable_suffixes() -> list[str]:
+    """The file name suffixes ponder reads (".docx", ".pdf", …), sorted: the formats its
+    readers register, so what may be uploaded is what can be indexed."""
+    from ponder.services.search.backends.local.formats import suffixes
+
+    return sorted(suffixes())
+
+
+def largest_readable() -> int:
+    """The largest file, in bytes, that indexing reads (larger ones are skipped)."""
+    from ponder.services.search.backends.local.indexer import MAX_FILE_BYTES
+
+    return MAX_FILE_BYTES
+
+
 def _reach(config: Configuration | None) -> dict[str, Any]:
     """Where the indexes are (the machine's cache folder) and which of them serve."""
     config = config or Configuration.create()

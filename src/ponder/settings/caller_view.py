@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -46,7 +47,8 @@ _LOCAL_NAMES = (".localhost", ".local", ".internal", ".lan", ".home.arpa")
 class CallerView:
     """The operator's configuration, seen from a caller's side."""
 
-    def __init__(self, operator: Configuration) -> None:
+    def __init__(self, operator: Configuration, own: Sequence[Path] = ()) -> None:
+        """``own``: folders of the caller's own (their uploads), named as they are."""
         self.hosts = {
             _origin(h): f"ollama host {n}" for n, h in enumerate(operator.ollama_hosts, 1)
         }
@@ -56,7 +58,8 @@ class CallerView:
             *((f"mcp server {s.name}", s.url) for s in operator.mcp_servers if s.url),
         ]
         self.endpoints = [(_prefix(url), f"[{name}]") for name, url in endpoints if url]
-        roots = sorted((str(r) for r in document_roots(operator)), key=len, reverse=True)
+        folders = [*document_roots(operator), *own]
+        roots = sorted((str(r) for r in folders), key=len, reverse=True)
         # A root, not the start of a longer name (/srv/docs, not /srv/docs.bak or /srv/docsx).
         self.roots = [(root, re.compile(re.escape(root) + _ROOT_END)) for root in roots]
 

@@ -10,7 +10,8 @@ operator, whose settings come from the server's environment. A caller chooses on
 - ``docs`` inside the operator's document roots (``docs_roots``, else the operator's
   ``docs``), once ``~``, ``..`` and symlinks are resolved on the server, and through no
   hidden file or folder there unless the operator allows them
-  (``docs_hidden_and_symlinks``);
+  (``docs_hidden_and_symlinks``); or inside folders of the caller's own (``own``: the
+  collection a user of ``ponder ui`` uploaded), which no other caller is allowed;
 - ``model`` and ``report_model``: the operator's, or one of ``caller_models``;
 - ``fetch_full_page`` only while the operator keeps ``allow_private_urls`` off (with it on,
   full pages would be read from the operator's private network at a caller's wish);
@@ -25,7 +26,7 @@ echoes every field (as a UI may) changes nothing, and anything else is refused, 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,12 +63,13 @@ def document_roots(operator: Configuration) -> list[Path]:
     return [Path(p).expanduser().resolve() for p in operator.docs_roots or operator.docs]
 
 
-def enabled_searches(operator: Configuration) -> list[str]:
-    """The search backends a caller may choose, alone or together."""
+def enabled_searches(operator: Configuration, own: Sequence[Path] = ()) -> list[str]:
+    """The search backends a caller may choose, alone or together (``own``: folders of
+    the caller's own, which make ``local`` one of them as the operator's roots do)."""
     if operator.caller_searches is not None:
         return list(operator.caller_searches)
     enabled = list(operator.searches)
-    if document_roots(operator) and "local" not in enabled:
+    if (document_roots(operator) or own) and "local" not in enabled:
         enabled.append("local")
     return enabled
 
@@ -86,8 +88,13 @@ def refuse_operator_fields(
         )
 
 
-def vet(values: Mapping[str, Any], operator: Configuration | None = None) -> dict[str, Any]:
+def vet(
+    values: Mapping[str, Any],
+    operator: Configuration | None = None,
+    own: Sequence[Path] = (),
+) -> dict[str, Any]:
     """A caller's values, checked against what the operator allows; docs come back resolved.
+    ``own``: folders this caller may also search (theirs alone, resolved).
 
     Raises :class:`CallerRefusedError` naming every value it refuses (nothing is used).
     """
@@ -101,7 +108,7 @@ def vet(values: Mapping[str, Any], operator: Configuration | None = None) -> dic
             if not _same_as_operator(name, value, operator):
                 problems.append(_operator_only(name))
             continue
-        problem = _limit(name, value, operator)
+        problem = _limit(name, value, operator, own)
         if isinstance(problem, str):
             problems.append(problem)
         else:
@@ -115,7 +122,9 @@ def vet(values: Mapping[str, Any], operator: Configuration | None = None) -> dic
 
 
 def served_options(
-    values: Mapping[str, Any], operator: Configuration | None = None
+    values: Mapping[str, Any],
+    operator: Configuration | None = None,
+    own: Sequence[Path] = (),
 ) -> dict[str, Any]:
     """The explicit options of a caller's run: its vetted values, and the operator's document
     roots as its documents when the operator named roots but no ``docs``.
@@ -124,7 +133,7 @@ def served_options(
     operator's, even when only ``docs`` named them): the folders whose indexes serve every
     choice of ``docs`` inside them, so no choice has a folder indexed twice."""
     operator = operator or operator_configuration()
-    options = lowered_to_ceilings(vet(values, operator), operator)
+    options = lowered_to_ceilings(vet(values, operator, own), operator)
     if "docs" not in options and not operator.docs and operator.docs_roots:
         options["docs"] = [str(root) for root in document_roots(operator)]
     elif "docs" in options and not operator.docs_roots:
@@ -136,6 +145,7 @@ def continued_options(
     asked: Mapping[str, Any] | None,
     stored: Mapping[str, Any],
     operator: Configuration | None = None,
+    own: Sequence[Path] = (),
 ) -> dict[str, Any]:
     """A caller's follow-up or resume is a new request: what they asked when the run began
     (``asked``; for a run from before that was kept, the caller's fields of its ``stored``
@@ -147,7 +157,7 @@ def continued_options(
         if asked is not None
         else {name: value for name, value in stored.items() if name in caller_fields()}
     )
-    return served_options(chosen, operator)
+    return served_options(chosen, operator, own)
 
 
 def served_configuration(values: Mapping[str, Any]) -> Configuration:
@@ -170,10 +180,12 @@ def _same_as_operator(name: str, value: Any, operator: Configuration) -> bool:
     return bool(getattr(candidate, name) == getattr(operator, name))
 
 
-def _limit(name: str, value: Any, operator: Configuration) -> str | tuple[Any] | None:
+def _limit(
+    name: str, value: Any, operator: Configuration, own: Sequence[Path] = ()
+) -> str | tuple[Any] | None:
     """A problem with a caller field's value (text), a replacement value (1-tuple), or None."""
     if name == "search":
-        enabled = enabled_searches(operator)
+        enabled = enabled_searches(operator, own)
         chosen = search_names(value) if isinstance(value, str | list | tuple) else [value]
         if chosen and all(part in enabled for part in chosen):
             return None  # several enabled backends together reach no further than each
@@ -184,7 +196,7 @@ def _limit(name: str, value: Any, operator: Configuration) -> str | tuple[Any] |
             "PONDER_CALLER_SEARCHES)"
         )
     if name == "docs":
-        return _inside_roots(value, operator)
+        return _inside_roots(value, operator, own)
     if (over := above_ceiling(name, value, operator)) is not None:
         return over
     if name in _MODEL_FIELDS:
@@ -206,11 +218,14 @@ def _limit(name: str, value: Any, operator: Configuration) -> str | tuple[Any] |
     return None
 
 
-def _inside_roots(value: Any, operator: Configuration) -> str | tuple[Any]:
+def _inside_roots(
+    value: Any, operator: Configuration, own: Sequence[Path] = ()
+) -> str | tuple[Any]:
     paths = value.split(os.pathsep) if isinstance(value, str) else value
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
         return "docs must be a list of paths"
-    roots = document_roots(operator)
+    offered = document_roots(operator)
+    roots = [*offered, *(Path(folder).resolve() for folder in own)]
     if not roots:
         return (
             "docs: this server offers no documents to callers (its operator names folders "
@@ -238,7 +253,8 @@ def _inside_roots(value: Any, operator: Configuration) -> str | tuple[Any]:
     if outside:
         return (
             f"docs {', '.join(outside)} lie outside this server's document folders "
-            f"({', '.join(str(r) for r in roots)}); a caller may search only inside them"
+            f"({', '.join(str(r) for r in offered) or 'none'}); a caller may search only "
+            "inside them" + (" and their own uploads" if own else "")
         )
     if hidden:
         return (

@@ -58,6 +58,27 @@ class Machine(BaseModel):
         "e.g. https://research.example.org): requests that change something may come from "
         "pages there. Empty: only its own address, over http.",
     )
+    # What one user of `ponder ui` may upload into their own collection (decimal MB).
+    ui_upload_file_mb: int = Field(
+        50,
+        ge=1,
+        le=64,  # the largest file the indexer reads is 64 MiB
+        description="The largest file a user of `ponder ui` may upload, in MB (at most 64, "
+        "the largest file the indexer reads).",
+    )
+    ui_upload_files: int = Field(
+        200,
+        ge=0,
+        le=100_000,
+        description="How many files a user of `ponder ui` may keep in their own collection. "
+        "0 turns uploads off.",
+    )
+    ui_upload_total_mb: int = Field(
+        500,
+        ge=1,
+        le=10_000_000,
+        description="How much a user of `ponder ui` may keep in their own collection, in MB.",
+    )
     model_dir: str | None = Field(
         None,
         description="Where the test rig keeps its model files. Unset: the models folder in "

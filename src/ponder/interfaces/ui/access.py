@@ -13,7 +13,9 @@ only from a navigation the person made (``Sec-Fetch-Site: none``: typed, pasted,
 the terminal): a link on another site, or in a report on this one, cannot sign anyone in
 as someone else. Behind a proxy that serves it over https, ``PONDER_UI_ORIGINS`` names the
 address people use, so its pages may change things. A request's body is at most
-``MAX_BODY`` bytes: no form can fill the server's memory.
+``MAX_BODY`` bytes: no form can fill the server's memory. An upload (``STREAMED``) is the
+one body not read here: its route streams it to disk under the user's own limits
+(:mod:`.receiving`), after the same token and Origin checks.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ MAX_BODY = 256 * 1024  # a question, its options and a follow-up; far below any 
 # token — on another site, or in a report here that a caller or a page had written — is not
 # taken.
 OWN_NAVIGATION = ("none",)
+# The routes whose bodies are streamed by the route itself, under limits of their own.
+STREAMED = frozenset({"/documents/uploads"})
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,8 @@ class Access:
         if scope["method"] not in ("GET", "HEAD") and origin not in (None, *own):
             await _plain(send, 403, "Requests that change something come from ponder's pages.")
             return
-        if int(headers.get("content-length") or 0) > MAX_BODY:
+        streamed = scope["method"] == "POST" and scope["path"] in STREAMED
+        if int(headers.get("content-length") or 0) > MAX_BODY and not streamed:
             await _plain(send, 413, f"A request may carry at most {MAX_BODY // 1024} KB.")
             return
         query = parse_qs(scope.get("query_string", b"").decode())
@@ -125,7 +130,7 @@ class Access:
             await _set_cookie(send, scope, query, linked)
             return
         scope["user"] = user
-        if scope["method"] not in ("GET", "HEAD"):
+        if scope["method"] not in ("GET", "HEAD") and not streamed:
             body = await _bounded_body(receive)  # read here, whatever length it claimed
             if body is _GONE:
                 return  # the client went away mid-body: half a form starts nothing

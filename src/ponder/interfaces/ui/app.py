@@ -44,6 +44,7 @@ from ponder.interfaces.ui.run_routes import (
     report_fragment,
     run_page,
 )
+from ponder.interfaces.ui.upload_routes import delete_upload, index_uploads, upload
 from ponder.settings.environment import Environment, read_environment
 
 STATIC = Path(__file__).parent / "static"
@@ -85,12 +86,16 @@ def create_app(
         Route("/documents", documents_page, methods=["GET"]),
         Route("/documents", index_folder, methods=["POST"]),
         Route("/documents/jobs/{job:int}", index_job, methods=["GET"]),
+        Route("/documents/uploads", upload, methods=["POST"]),
+        Route("/documents/uploads/index", index_uploads, methods=["POST"]),
+        Route("/documents/uploads/delete", delete_upload, methods=["POST"]),
         Route("/report.css", _report_css, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.manager = manager
     app.state.indexer = indexer
+    app.state.uploading = set()  # the users with an upload under way (one each)
     known = users(environment.secrets)
     return Access(_SecurityHeaders(app), host, port, known, environment.machine.ui_origins)
 

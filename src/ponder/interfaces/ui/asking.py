@@ -11,13 +11,14 @@ the form within seconds, with what to do, instead of as a run that fails later.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ponder.api.probe import model_server, search_ready
 from ponder.core.errors import ConfigurationError, InvalidInputError, OllamaUnavailableError
 from ponder.core.topic import clean_topic
 from ponder.interfaces.doctor import ollama_checks
-from ponder.interfaces.ui import shown, store
+from ponder.interfaces.ui import collection, shown, store
 from ponder.interfaces.ui.access import User
 from ponder.interfaces.ui.folders import allowed_folders
 from ponder.settings import search_backends
@@ -37,7 +38,9 @@ Form = Mapping[str, Any]
 def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
     """The form's choices and values: the operator's defaults, or what was just sent."""
     operator = operator_configuration()
-    searches = list(search_backends.names()) if user.operator else enabled_searches(operator)
+    own = _own(user)
+    held = len(collection.files(user)) if own else 0
+    searches = list(search_backends.names()) if user.operator else enabled_searches(operator, own)
     # A caller's rounds go up to the operator's ceiling; the operator's, to the hard cap.
     most_rounds = hard_cap("max_loops") if user.operator else operator.caller_max_loops
     values: dict[str, Any] = {
@@ -47,6 +50,7 @@ def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
         "model": operator.model,
         "search": operator.searches,
         "docs": [str(root) for root in document_roots(operator)],
+        "uploads": True,
     }
     if submitted is not None:
         values |= {
@@ -56,6 +60,7 @@ def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
             "model": str(submitted.get("model") or operator.model),
             "search": _list(submitted, "search") or operator.searches,
             "docs": _list(submitted, "docs"),
+            "uploads": bool(submitted.get("uploads")),
         }
     server = operator.openai_base_url if operator.provider == "openai" else operator.ollama_hosts[0]
     roots = allowed_folders(user)
@@ -64,6 +69,7 @@ def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
         "most_rounds": most_rounds,
         "searches": searches,
         "roots": roots,
+        "held": held,
         "server": server if user.operator else "",
     }
 
@@ -95,17 +101,21 @@ def models_info(user: User) -> dict[str, Any]:
 
 def run_options(user: User, submitted: Form) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """The question, what the user asked for, and the run's settings from a submitted
-    form, checked before the run starts; raises a PonderError that says what to change."""
+    form, checked before the run starts; raises a PonderError that says what to change.
+    Ticked, the user's uploads are among the documents: for a caller, a folder of their
+    own beside the operator's (no one else's run may name it)."""
     topic = clean_topic(str(submitted.get("topic") or ""))
+    own = _own(user)
+    docs = _list(submitted, "docs") + ([str(own[0])] if own and submitted.get("uploads") else [])
     values: dict[str, Any] = {
         "mode": str(submitted.get("mode") or "auto"),
         "model": str(submitted.get("model") or "").strip() or None,
         "max_loops": _number(submitted.get("max_loops"), None),
         "search": _list(submitted, "search") or None,
-        "docs": _list(submitted, "docs") or None,
+        "docs": docs or None,
     }
     values = {key: value for key, value in values.items() if value is not None}
-    options = served_options(values) if not user.operator else values
+    options = served_options(values, own=own) if not user.operator else values
     settings = Configuration.create(**options)
     _preflight(settings)
     return topic, values, options
@@ -116,7 +126,14 @@ def continued(user: User, thread_id: str, stored: dict[str, Any]) -> dict[str, A
     today; None for the operator, whose runs go on as they were."""
     if user.operator:
         return None
-    return continued_options(store.asked(thread_id), stored)
+    return continued_options(store.asked(thread_id), stored, own=_own(user))
+
+
+def _own(user: User) -> list[Path]:
+    """The user's uploads folder, once it holds files (uploads off: none)."""
+    if collection.unavailable() is not None or not collection.files(user):
+        return []
+    return [collection.folder_of(user)]
 
 
 def _preflight(settings: Configuration) -> None:

@@ -58,6 +58,7 @@ def _inside(path: str, root: str) -> str:
 class Job:
     owner: str
     path: str
+    label: str = ""  # what the page calls the folder ("your uploads"); else its path
     done: int = 0
     total: int = 0
     finished: bool = False
@@ -67,7 +68,7 @@ class Job:
 
     def view(self) -> dict[str, Any]:
         return {
-            "path": self.path,
+            "path": self.label or self.path,
             "done": self.done,
             "total": self.total,
             "finished": self.finished,
@@ -99,10 +100,18 @@ class Indexer:
     def start(self, user: User, path: str) -> int:
         folder = self._allowed(user, path)
         self._refuse_beyond_limits(user)
-        job_id = next(self._ids)
-        job = self.jobs[job_id] = Job(user.name, str(folder))
         if user.operator:
             store.add_folder(str(folder))
+        return self._launch(Job(user.name, str(folder)))
+
+    def start_collection(self, user: User, folder: Path) -> int:
+        """Index the user's own uploads (their folder, which no other user may name)."""
+        self._refuse_beyond_limits(user)
+        return self._launch(Job(user.name, str(folder), "your uploads"))
+
+    def _launch(self, job: Job) -> int:
+        job_id = next(self._ids)
+        self.jobs[job_id] = job
         task = asyncio.get_running_loop().run_in_executor(self._pool, self._index, job)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -75,6 +75,12 @@ def ask_form(form: dict[str, Any]) -> str:
         f"{' checked' if root in form['docs'] else ''}> <code>{escape(root)}</code></label>"
         for root in form["roots"]
     )
+    if form.get("held"):
+        docs += (
+            '<label class="choice"><input type="checkbox" name="uploads" value="1"'
+            f"{' checked' if form['uploads'] else ''}> Your uploads ({int(form['held'])} "
+            "files)</label>"
+        )
     documents = (
         f"<fieldset><legend>Your documents</legend>{docs}</fieldset>"
         if docs
@@ -218,7 +224,12 @@ def _follow_up(thread: str, *, shown: bool) -> str:
     )
 
 
-def documents_page(folders: list[dict[str, Any]], may_add: bool, error: str | None) -> str:
+def documents_page(
+    folders: list[dict[str, Any]],
+    may_add: bool,
+    error: str | None,
+    uploads: dict[str, Any] | None = None,
+) -> str:
     rows = "".join(
         f"<tr><th scope=row><code>{escape(f['path'])}</code></th><td>{f['files']}</td>"
         f"<td>{f['passages']}</td><td>{f['embedded']}</td><td>{f['stale']}</td>"
@@ -246,13 +257,59 @@ def documents_page(folders: list[dict[str, Any]], may_add: bool, error: str | No
     )
     body = (
         "<h1>Documents</h1>\n"
-        + (f'<p class="error" role="alert">{escape(error)}</p>' if error else "")
-        + table
-        + add
+        + (f'<p class="error" role="alert" id="error">{escape(error)}</p>' if error else "")
+        + (_uploads(uploads) if uploads is not None else "")
         + '<div class="indexing"><progress id="index-progress" max="1" value="0" hidden></progress>'
         '<p id="index-status" role="status" aria-live="polite"></p></div>'
+        + "<h2>Folders</h2>"
+        + table
+        + add
     )
     return layout("Documents", body, page="Documents")
+
+
+def _uploads(uploads: dict[str, Any]) -> str:
+    """The user's own files: the upload form, each file with its size, whether it is
+    indexed and a Delete button, and the limits."""
+    head = "<section class=uploads aria-labelledby=uploads-title>"
+    head += "<h2 id=uploads-title>Your uploads</h2>"
+    if uploads["off"]:
+        return f'{head}<p class="hint">{escape(uploads["off"])}</p></section>'
+    rows = "".join(
+        f"<tr><th scope=row>{escape(f['name'])}</th><td>{escape(f['size'])}</td>"
+        f"<td>{escape(f['state'])}</td><td>"
+        '<form method="post" action="/documents/uploads/delete" class="inline delete-upload">'
+        f'<input type="hidden" name="name" value="{escape(f["name"])}">'
+        f'<button type="submit" class="quiet" aria-label="Delete {escape(f["name"])}">Delete'
+        "</button></form></td></tr>"
+        for f in uploads["files"]
+    )
+    table = (
+        f'<table class="uploads"><caption>{escape(uploads["used"])}</caption><thead><tr>'
+        "<th scope=col>File</th><th scope=col>Size</th><th scope=col>Index</th>"
+        f"<th scope=col></th></tr></thead><tbody>{rows}</tbody></table>"
+        if rows
+        else '<p class="hint">No files yet.</p>'
+    )
+    unindexed = any(f["state"] != "indexed" for f in uploads["files"])
+    reindex = (
+        '<form method="post" action="/documents/uploads/index" class="inline" id="index-uploads">'
+        '<button type="submit" class="quiet">Index them now</button></form>'
+        if unindexed
+        else ""
+    )
+    return (
+        f"{head}<p class=hint>Only you can see these, and only your runs search them (tick "
+        f"Your uploads when you ask). {escape(uploads['limits'])} ponder reads "
+        f"{escape(uploads['kinds'])}.</p>"
+        '<form method="post" action="/documents/uploads" enctype="multipart/form-data" '
+        'class="upload" id="upload"><label for="files">Add files</label>'
+        f'<input id="files" name="file" type="file" multiple required '
+        f'accept="{escape(uploads["accept"])}">'
+        '<button type="submit">Upload</button></form>'
+        '<p id="upload-status" role="status" aria-live="polite"></p>'
+        f"{table}{reindex}</section>"
+    )
 
 
 def _left_out(folder: dict[str, Any]) -> str:

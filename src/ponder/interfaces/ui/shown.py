@@ -14,14 +14,18 @@ import dataclasses
 from typing import Any
 
 from ponder.core.result import Report
+from ponder.interfaces.ui import collection
 from ponder.interfaces.ui.access import User
 from ponder.settings.caller_view import CallerView
 from ponder.settings.callers import operator_configuration
 
 
 def view_for(user: User) -> CallerView | None:
-    """None for the operator (shown everything), a caller's view otherwise."""
-    return None if user.operator else CallerView(operator_configuration())
+    """None for the operator (shown everything), a caller's view otherwise (their own
+    uploads folder named as it is)."""
+    if user.operator:
+        return None
+    return CallerView(operator_configuration(), [collection.folder_of(user)])
 
 
 def text(user: User, message: str) -> str:

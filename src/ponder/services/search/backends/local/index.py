@@ -86,6 +86,7 @@ class IndexStatus:
     embedded: int = 0  # passages with a vector
     skipped: list[tuple[str, str]] = field(default_factory=list)  # each with its reason
     unknown_types: dict[str, int] = field(default_factory=dict)  # suffix → files
+    fresh: list[str] = field(default_factory=list)  # files indexed as they are on disk now
 
 
 def resolve_roots(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -228,6 +229,8 @@ class LocalIndex:
         stale = sum(1 for path, sig in found.items() if known.get(path) != sig)
         stale += sum(1 for path in known if path not in found)
         skipped = sorted((path, reason) for path, *_, reason in rows if reason)
+        left = {path for path, _ in skipped}
+        fresh = sorted(p for p, sig in found.items() if known.get(p) == sig and p not in left)
         return IndexStatus(
             self.db_path,
             len(rows) - len(skipped),
@@ -238,6 +241,7 @@ class LocalIndex:
             embedded,
             skipped,
             dict(discovered.unknown.most_common()),
+            fresh,
         )
 
     def search(

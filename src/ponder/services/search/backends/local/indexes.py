@@ -150,6 +150,7 @@ class FolderIndexes:
             for name in ("indexed_files", "stale_files", "skipped_files", "passages", "embedded"):
                 setattr(summed, name, getattr(summed, name) + getattr(status, name))
             summed.skipped += status.skipped
+            summed.fresh += status.fresh
             for suffix, count in status.unknown_types.items():
                 summed.unknown_types[suffix] = summed.unknown_types.get(suffix, 0) + count
         models = {s.embed_model for s in each if s.passages}
