@@ -130,3 +130,23 @@ def _loopback(target: str) -> bool:
         return "AF_UNIX" in target or "sun_path" in target
     host = address.group(1)
     return host.startswith("127.") or host in ("::1", "::ffff:127.0.0.1")
+
+
+def test_with_only_a_zim_archive_it_cites_the_archive(workdir: Path) -> None:
+    """No documents, no flag: an offline encyclopedia in the environment is what it researches."""
+    from support import python_docs
+
+    from ponder.testing.zim import write_zim
+
+    root = Path(python_docs())
+    pages = sorted(str(p.relative_to(root)) for p in (root / "library").glob("[g-r]*.html"))
+    archive = write_zim(root, pages, workdir / "python-docs.zim")
+    question = "How do I compress and decompress files in the gzip format?"
+    code, _, out, err = offline(workdir, PONDER_ZIM=str(archive), QUESTION=question)
+    assert code == 0, err
+    report = json.loads(out)
+    cited = [s for s in report["sources"] if s["cited"]]
+    assert cited and all(s["url"].startswith(f"{archive}/library/") for s in cited), cited
+    skipped = [w for w in report["stats"]["warnings"] if "the web was skipped" in w]
+    assert len(skipped) == 1 and "Kiwix ZIM archives" in skipped[0], report["stats"]["warnings"]
+    assert "Traceback" not in err, err
