@@ -16,7 +16,7 @@ CHROMIUM := $(shell command -v chromium || echo /usr/bin/chromium)
 # ip) and strace, which records every connection it attempts. Debian's packages.
 STRACE := $(shell command -v strace || echo /usr/bin/strace)
 
-.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench bench-quick bench-smol bench-heldout clean
+.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench bench-quick bench-smol bench-heldout bench-zim clean
 
 help:  ## show the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -97,6 +97,9 @@ bench-smol: $(STAMP)  ## the quality benchmark with SmolLM2 135M, 24 questions (
 
 bench-heldout: $(STAMP) $(DOCS)  ## the Python FAQ's held-out questions, both halves, three search shapes, tiny model (~45 min; the first run also embeds the docs with e5-small, ~40 min); adds them to the figures
 	$(PY) bench/run.py --only heldout
+
+bench-zim: $(STAMP) $(DOCS)  ## Kiwix ZIM archives of the docs' library pages (full text, titles only) against the same pages as documents, tiny model, and search latency by archive size (~40 min); adds them to the figures
+	$(PY) bench/run.py --only zim
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .cache .demo .pytest_cache .mypy_cache .ruff_cache

@@ -44,6 +44,8 @@ RUNNING = """
 - `make bench-heldout` runs the held-out questions (below) with the 270M model, over the
   three search shapes and both halves (about 45 min; the first run also embeds the docs
   with e5-small, about 40 min more), and adds their rows here.
+- `make bench-zim` runs the Kiwix ZIM benchmark (below) with the 270M model (about 40 min)
+  and adds its rows here.
 - `make bench-smol` runs the quality benchmark's 24 questions with SmolLM2 (about half a
   minute a question on two idle cores) and adds its row to the figures here.
 - `.venv/bin/python bench/run.py --only PART …` runs some parts again (names as in
@@ -122,6 +124,24 @@ questions and both pages for at least 80 % of two-page ones, at no more tokens t
 """,
         f"{PY} bench/heldout.py [--backend tiny|scripted] [--shape local|web|hybrid|all] "
         "[--half dev|test|all]",
+    ),
+    Part(
+        "zim",
+        "Kiwix ZIM archives",
+        """
+The Python docs' 317 library pages (Debian's `python3.11-doc`) written at run time into two
+ZIM archives with libzim, as Kiwix's scrapers write them: one with a full-text (Xapian)
+index, one with titles only. The quality benchmark's 24 questions are asked of each
+archive (`search=zim`) and of the same pages as documents (`search=local`): the answer page
+among the first three results without a model (and for the Python FAQ's 43 questions),
+then found and cited by a run with gemma3 270M (`mode=loop`, `max_loops=2`). Targets: the
+full-text archive's answer page cited as often as the folder's, the titles-only archive's at
+least two thirds as often. Latency is one search through the backend as a run makes it (the
+archive searched and its three articles read in a parsing worker), median and slowest over
+the 24 questions, on archives of 100 pages, the whole HTML docs (530) and four copies of
+them (2,120).
+""",
+        f"{PY} bench/zim.py [--backend tiny|scripted] [--limit N]",
     ),
     Part(
         "strong_prose",

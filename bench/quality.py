@@ -244,13 +244,15 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def settings_for(url: str, model: str, corpus: Path) -> dict[str, Any]:
-    """Defaults as a new user has them, except two rounds over the local corpus."""
+def settings_for(url: str, model: str, corpus: Path, search: str = "local") -> dict[str, Any]:
+    """Defaults as a new user has them, except two rounds over the local corpus (with
+    ``search`` zim or zim_titles, ``corpus`` is a ZIM archive: zim.py)."""
+    where = {"docs": [str(corpus)]} if search == "local" else {"zim": [str(corpus)]}
     return {
         "model": model,
         "ollama_base_url": url,
-        "search": "local",
-        "docs": [str(corpus)],
+        "search": "local" if search == "local" else "zim",
+        **where,
         "mode": "loop",
         "max_loops": 2,
     }
@@ -293,6 +295,7 @@ def bench_backend(
     questions: list[tuple[str, str]],
     log: Any = None,
     samples: Path | None = None,
+    search: str = "local",
 ) -> dict[str, Any]:
     from ponder.testing import Rig
 
@@ -302,7 +305,9 @@ def bench_backend(
         for question, answer in questions:
             before = len(rig.chat_log())
             row, report = asyncio.run(
-                run_question(question, answer, settings_for(rig.url, model, corpus), prompts)
+                run_question(
+                    question, answer, settings_for(rig.url, model, corpus, search), prompts
+                )
             )
             rows.append(row)
             if samples:

@@ -236,7 +236,43 @@ def paraphrase_table(results: dict[str, Any]) -> list[str]:
     ]
 
 
+def zim_table(results: dict[str, Any]) -> list[str]:
+    zim = results["zim"]
+    names = {"zim": "ZIM, full text", "zim_titles": "ZIM, titles only", "local": "documents"}
+    retrieval = zim.get("retrieval", {})
+    quality, faq = retrieval.get("quality", {}), retrieval.get("faq", {})
+    header = ["search", "answer in top 3 (24 questions)", "FAQ: in top 3 (43)"]
+    rows = [
+        [names[shape], f"{quality.get(shape, '?')}/{quality.get('questions', '?')}",
+         f"{faq.get(shape, '?')}/{faq.get('questions', '?')}"]
+        for shape in names
+    ]  # fmt: skip
+    lines = [*table(header, rows), ""]
+    tiny = zim.get("tiny") or {}
+    if tiny:
+        local = tiny["local"]["summary"]["cited_pct"]
+        header = ["search (gemma3 270M)", "found", "cited", "tokens / question", "s / question"]
+        rows = []
+        for shape, name in names.items():
+            summary = tiny[shape]["summary"]
+            target = {"zim": local, "zim_titles": round(local * 2 / 3, 1)}.get(shape)
+            mark = "" if target is None else (" ✓" if summary["cited_pct"] >= target else " ✗")
+            rows.append([
+                name, f"{summary['found_pct']} %", f"{summary['cited_pct']} %{mark}",
+                summary["tokens_per_question"], summary["wall_seconds_per_question"],
+            ])  # fmt: skip
+        lines += [*table(header, rows), ""]
+    header = ["archive", "pages", "size", "built in", "search: median", "slowest"]
+    rows = [
+        ["full text" if r["fulltext"] else "titles only", r["pages"], f"{r['mb']} MB",
+         f"{r['build_seconds']} s", f"{r['median_ms']} ms", f"{r['max_ms']} ms"]
+        for r in zim.get("latency", [])
+    ]  # fmt: skip
+    return [*lines, *table(header, rows)]
+
+
 SPECIAL = {
+    "zim": zim_table,
     "formats": formats_table,
     "quality": quality_table,
     "multipart": multipart_table,

@@ -25,6 +25,11 @@ One module per benchmark, each named as its figures are in the JSON:
   half: cited for 90 % of one-page questions, both for 80 % of two-page ones, at no more
   tokens than before); an hour and more with the tiny model, so only ``--only heldout``
   (``make bench-heldout``) runs it
+- Kiwix ZIM archives (zim.py): the quality benchmark's questions over ZIM archives of the
+  docs' library pages, with a full-text index and with titles only, beside the same pages
+  as documents (targets with the tiny model: cited as often with the full-text index, two
+  thirds as often with titles only), and search latency by archive size; about 40 min, so
+  only ``--only zim`` (``make bench-zim``) runs it
 - questions with two parts (multipart.py): 12 questions whose parts two pydoc pages answer,
   both pages found and cited, tokens and wall time, next to the figures measured before
   aspects (target with the tiny model: both cited for ≥ 10 of 12, at no more tokens per
@@ -74,7 +79,7 @@ from typing import Any
 from workspace import BENCH, isolated
 
 # Parts that run only when named in --only; a whole run keeps their last figures.
-OPTIONAL = ("smol", "heldout")
+OPTIONAL = ("smol", "heldout", "zim")
 
 
 def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], Any]]]:
@@ -137,6 +142,10 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
         from heldout import heldout_figures
 
         chosen.append(("heldout", lambda: heldout_figures(log=note)))
+    if args.only and "zim" in args.only:
+        from zim import zim_figures
+
+        chosen.append(("zim", lambda: zim_figures(log=note)))
     return [(name, step) for name, step in chosen if not args.only or name in args.only]
 
 
@@ -156,7 +165,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         nargs="*",
-        help="run only these parts (names as in the JSON; `smol`, `heldout` run only when named)",
+        help="run only these parts (names as in the JSON; `smol`, `heldout`, `zim` run only "
+        "when named)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="the headline figures on a subset (a few minutes)"
