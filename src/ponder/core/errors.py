@@ -136,7 +136,8 @@ class SearchError(PonderError):
 
 
 class OfflineError(SearchError):
-    """The web cannot be reached, and no offline source (documents) is set up."""
+    """The web cannot be reached, and no offline source (documents, a reference library,
+    ZIM archives) is set up."""
 
     exit_code = ExitCode.OFFLINE
 
@@ -144,8 +145,9 @@ class OfflineError(SearchError):
         self.why = why
         super().__init__(
             f"The web cannot be reached ({why}), and nothing offline is set up to search "
-            "instead — research your own documents with --docs PATH (or PONDER_DOCS), or "
-            "run `ponder doctor` to see what can be reached."
+            "instead — research your own documents with --docs PATH (or PONDER_DOCS), an "
+            "offline encyclopedia with --zim FILE.zim, or run `ponder doctor` to see what can "
+            "be reached."
         )
 
 

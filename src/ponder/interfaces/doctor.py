@@ -205,7 +205,7 @@ def reach_checks(
         checks.append(Check("ok", f"Offline sources: {' and '.join(offline)}"))
     else:
         nothing = "No offline source is set up: offline, a run has nothing to search"
-        fix = "add --docs PATH or --library FILE (or PONDER_DOCS, PONDER_LIBRARY)"
+        fix = "add --docs PATH, --library FILE or --zim FILE.zim (or PONDER_DOCS, …)"
         checks.append(Check("warn", f"{nothing} — {fix}"))
     if reachable:
         checks.append(Check("ok", f"The web can be reached ({', '.join(reachable)})"))
