@@ -304,7 +304,7 @@ def _uploads(uploads: dict[str, Any]) -> str:
     )
     table = (
         f'<table class="uploads"><caption>{escape(uploads["used"])}</caption><thead><tr>'
-        "<th scope=col>File</th><th scope=col>Size</th><th scope=col>Index</th>"
+        "<th scope=col>File</th><th scope=col>Size</th><th scope=col>State</th>"
         f"<th scope=col></th></tr></thead><tbody>{rows}</tbody></table>"
         if rows
         else '<p class="hint">No files yet.</p>'
