@@ -16,7 +16,7 @@ from support import python_docs
 from test_ui_uploads import NOTES, As, folder, kept, shared
 
 from ponder.core.errors import CallerRefusedError
-from ponder.settings.callers import vet
+from ponder.settings.callers import continued_options, vet
 from ponder.testing.zim import write_zim
 
 __all__ = ["shared"]  # the fixture, used by name
@@ -75,6 +75,11 @@ def test_a_users_archive_is_described_and_searched_by_their_runs_alone(
     with pytest.raises(CallerRefusedError, match="zim is set by the server's operator"):
         vet({"zim": [str(zim)]})
     assert vet({"zim": [str(zim)]}, own=[folder("alice")]) == {"zim": [str(zim)]}
+    # Her follow-up is vetted again as she asked it: her archive still hers, no one else's.
+    asked = {"search": ["zim"], "zim": [str(zim)], "docs": [str(folder("alice"))]}
+    assert continued_options(asked, {}, own=[folder("alice")])["zim"] == [str(zim)]
+    with pytest.raises(CallerRefusedError):
+        continued_options(asked, {}, own=[folder("bob")])
 
 
 def test_zim_uploads_are_the_operators_choice_within_their_own_size_and_the_total(
