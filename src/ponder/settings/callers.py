@@ -12,6 +12,9 @@ operator, whose settings come from the server's environment. A caller chooses on
   hidden file or folder there unless the operator allows them
   (``docs_hidden_and_symlinks``); or inside folders of the caller's own (``own``: the
   collection a user of ``ponder ui`` uploaded), which no other caller is allowed;
+- ``zim`` and ``library``, otherwise the operator's alone: the operator's archives and
+  libraries, and files inside the caller's ``own`` folders (the Kiwix archives and the
+  reference libraries a user of ``ponder ui`` uploaded), never anything else;
 - ``model`` and ``report_model``: the operator's, or one of ``caller_models``;
 - ``fetch_full_page`` only while the operator keeps ``allow_private_urls`` off (with it on,
   full pages would be read from the operator's private network at a caller's wish);
@@ -41,6 +44,9 @@ from ponder.settings.search_backends import parse as search_names
 from ponder.settings.settable import settable_by
 
 _MODEL_FIELDS = ("model", "report_model")
+# Operator fields a caller may extend with files of their own folders (``own``) alone.
+_OWN_FILE_FIELDS = {"zim": "ZIM archives", "library": "reference libraries"}
+ARCHIVE_SUFFIX = ".zim"
 
 
 def caller_fields() -> list[str]:
@@ -65,13 +71,27 @@ def document_roots(operator: Configuration) -> list[Path]:
 
 def enabled_searches(operator: Configuration, own: Sequence[Path] = ()) -> list[str]:
     """The search backends a caller may choose, alone or together (``own``: folders of
-    the caller's own, which make ``local`` one of them as the operator's roots do)."""
+    the caller's own, which make ``local`` one of them as the operator's roots do, and
+    ``zim`` when they hold an archive)."""
     if operator.caller_searches is not None:
         return list(operator.caller_searches)
     enabled = list(operator.searches)
     if (document_roots(operator) or own) and "local" not in enabled:
         enabled.append("local")
+    if _holds_archive(own) and "zim" not in enabled:
+        enabled.append("zim")
     return enabled
+
+
+def _holds_archive(own: Sequence[Path]) -> bool:
+    for folder in own:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        if any(n.lower().endswith(ARCHIVE_SUFFIX) and not n.startswith(".") for n in names):
+            return True
+    return False
 
 
 def refuse_operator_fields(
@@ -105,8 +125,16 @@ def vet(
         if name not in Configuration.model_fields:
             continue  # not ponder's (LangGraph's own keys); unknown keys are create()'s to refuse
         if settable_by(Configuration.model_fields[name]) == "operator":
-            if not _same_as_operator(name, value, operator):
-                problems.append(_operator_only(name))
+            if _same_as_operator(name, value, operator):
+                continue
+            if name in _OWN_FILE_FIELDS and own:
+                mine = _own_files(name, value, operator, own)
+                if isinstance(mine, str):
+                    problems.append(mine)
+                else:
+                    vetted[name] = mine[0]
+                continue
+            problems.append(_operator_only(name))
             continue
         problem = _limit(name, value, operator, own)
         if isinstance(problem, str):
@@ -263,6 +291,38 @@ def _inside_roots(
             "PONDER_DOCS_HIDDEN_AND_SYMLINKS"
         )
     return (resolved,)
+
+
+def _own_files(
+    name: str, value: Any, operator: Configuration, own: Sequence[Path]
+) -> str | tuple[list[str]]:
+    """A caller's ``zim`` or ``library``: the operator's own entries (kept as they are),
+    and files inside the caller's own folders (resolved), nothing else."""
+    paths = value.split(os.pathsep) if isinstance(value, str) else value
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        return f"{name} must be a list of paths"
+    theirs = set(getattr(operator, name))
+    folders = [Path(folder).resolve() for folder in own]
+    kept, outside = [], []
+    for raw in paths:
+        if raw in theirs:
+            kept.append(raw)
+            continue
+        if raw.startswith("~") or path_problem(raw):
+            outside.append(raw)
+            continue
+        path = Path(raw).resolve()
+        holders = [f for f in folders if f in path.parents]
+        if not holders or _hidden_below(path, holders):
+            outside.append(raw)
+        else:
+            kept.append(str(path))
+    if outside:
+        return (
+            f"{name} {', '.join(outside)}: the {_OWN_FILE_FIELDS[name]} a run searches are "
+            "set by the server's operator; a caller may add only their own uploads"
+        )
+    return (kept,)
 
 
 def _hidden_below(path: Path, roots: list[Path]) -> bool:

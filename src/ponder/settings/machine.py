@@ -79,6 +79,15 @@ class Machine(BaseModel):
         le=10_000_000,
         description="How much a user of `ponder ui` may keep in their own collection, in MB.",
     )
+    ui_upload_zim_mb: int = Field(
+        0,
+        ge=0,
+        le=10_000_000,
+        description="The largest Kiwix ZIM archive a user of `ponder ui` may upload into "
+        "their own collection, in MB, counted in their total. 0 (the default) takes none: "
+        "archives run to gigabytes and are read by libzim (ponder[zim]), so the operator "
+        "chooses to offer them.",
+    )
     model_dir: str | None = Field(
         None,
         description="Where the test rig keeps its model files. Unset: the models folder in "

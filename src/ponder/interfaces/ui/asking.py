@@ -18,7 +18,7 @@ from ponder.api.probe import model_server, search_ready
 from ponder.core.errors import ConfigurationError, InvalidInputError, OllamaUnavailableError
 from ponder.core.topic import clean_topic
 from ponder.interfaces.doctor import ollama_checks
-from ponder.interfaces.ui import collection, shown, store
+from ponder.interfaces.ui import collection, references, shown, store
 from ponder.interfaces.ui.access import User
 from ponder.interfaces.ui.folders import allowed_folders
 from ponder.settings import search_backends
@@ -103,7 +103,8 @@ def run_options(user: User, submitted: Form) -> tuple[str, dict[str, Any], dict[
     """The question, what the user asked for, and the run's settings from a submitted
     form, checked before the run starts; raises a PonderError that says what to change.
     Ticked, the user's uploads are among the documents: for a caller, a folder of their
-    own beside the operator's (no one else's run may name it)."""
+    own beside the operator's (no one else's run may name it); the archives and the
+    libraries among them join the operator's."""
     topic = clean_topic(str(submitted.get("topic") or ""))
     own = _own(user)
     docs = _list(submitted, "docs") + ([str(own[0])] if own and submitted.get("uploads") else [])
@@ -114,6 +115,8 @@ def run_options(user: User, submitted: Form) -> tuple[str, dict[str, Any], dict[
         "search": _list(submitted, "search") or None,
         "docs": docs or None,
     }
+    if own and submitted.get("uploads"):
+        values |= _own_references(user)
     values = {key: value for key, value in values.items() if value is not None}
     options = served_options(values, own=own) if not user.operator else values
     settings = Configuration.create(**options)
@@ -127,6 +130,20 @@ def continued(user: User, thread_id: str, stored: dict[str, Any]) -> dict[str, A
     if user.operator:
         return None
     return continued_options(store.asked(thread_id), stored, own=_own(user))
+
+
+def _own_references(user: User) -> dict[str, list[str]]:
+    """The user's archives and libraries, beside the operator's (none: left unset)."""
+    operator = operator_configuration()
+    chosen = {}
+    for name, kind, theirs in (
+        ("zim", "archive", operator.zim),
+        ("library", "library", operator.library),
+    ):
+        mine = references.own(user, kind)
+        if mine:
+            chosen[name] = [*theirs, *mine]
+    return chosen
 
 
 def _own(user: User) -> list[Path]:

@@ -8,7 +8,9 @@ browser sent, cleaned (:func:`clean_name`); a name already taken gets " (2)", " 
 
 The limits are the operator's (``PONDER_UI_UPLOAD_FILE_MB``, ``PONDER_UI_UPLOAD_FILES``,
 ``PONDER_UI_UPLOAD_TOTAL_MB``; no files: uploads are off), and what may be uploaded is
-what ponder reads: the suffixes its readers register.
+what ponder reads: the suffixes its readers register, reference libraries (.bib, CSL
+.json) and, when the operator allows them (``PONDER_UI_UPLOAD_ZIM_MB``), Kiwix ZIM
+archives (:mod:`.references` makes them the user's own).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ponder.api import documents
+from ponder.api.archives import reads_archives
+from ponder.api.library import LIBRARY_SUFFIXES
 from ponder.core.errors import InvalidInputError
 from ponder.interfaces.ui.access import User
 from ponder.settings.callers import document_roots, operator_configuration
@@ -31,6 +35,7 @@ MB = 1_000_000
 UPLOADS = "uploads"
 INCOMING = ".incoming-"  # a file still being received: hidden, so no index reads it
 LONGEST_NAME = 150  # bytes of UTF-8, well under any file system's 255
+ARCHIVE = ".zim"
 
 
 class UploadRefused(InvalidInputError):
@@ -46,14 +51,42 @@ class Limits:
     file_bytes: int
     files: int  # 0: uploads are off
     total_bytes: int
-    suffixes: tuple[str, ...]
+    suffixes: tuple[str, ...]  # every kind taken: documents, libraries, archives if allowed
+    zim_bytes: int = 0  # the largest ZIM archive; 0: none is taken
+    archives_read: bool = True  # libzim is installed
 
     def said(self) -> str:
         """The limits in a sentence, as the Documents page shows them."""
+        archives = (
+            f" (a ZIM archive up to {size_text(self.zim_bytes)})" if self.takes_archives else ""
+        )
         return (
-            f"Up to {size_text(self.file_bytes)} a file, {self.files} files and "
+            f"Up to {size_text(self.file_bytes)} a file{archives}, {self.files} files and "
             f"{size_text(self.total_bytes)} in all."
         )
+
+    @property
+    def takes_archives(self) -> bool:
+        return ARCHIVE in self.suffixes
+
+    def largest(self, name: str) -> int:
+        """The largest file of this name's kind."""
+        return self.zim_bytes if name.lower().endswith(ARCHIVE) else self.file_bytes
+
+    def refused_kind(self, name: str) -> str:
+        """Why a file of this name is not taken."""
+        if name.lower().endswith(ARCHIVE):
+            if not self.archives_read:
+                return (
+                    f"{name} is a ZIM archive, and this server cannot read them (its operator "
+                    "installs ponder[zim])."
+                )
+            return (
+                f"{name} is a ZIM archive, and this server takes none (its operator allows "
+                "them with PONDER_UI_UPLOAD_ZIM_MB)."
+            )
+        kinds = ", ".join(self.suffixes)
+        return f"{name} is not a type ponder reads; this server takes {kinds}."
 
 
 @dataclass(frozen=True)
@@ -65,11 +98,15 @@ class Stored:
 
 def limits() -> Limits:
     settings = machine()
+    read = reads_archives()
+    archives = (ARCHIVE,) if settings.ui_upload_zim_mb and read else ()
     return Limits(
         settings.ui_upload_file_mb * MB,
         settings.ui_upload_files,
         settings.ui_upload_total_mb * MB,
-        tuple(documents.readable_suffixes()),
+        tuple(sorted({*documents.readable_suffixes(), *LIBRARY_SUFFIXES, *archives})),
+        settings.ui_upload_zim_mb * MB if archives else 0,
+        read,
     )
 
 

@@ -1,5 +1,6 @@
-"""The documents page: the folders a run may read, indexing one with progress, and the
-user's own uploads (:mod:`.upload_routes` adds and deletes them)."""
+"""The documents page: the folders a run may read, indexing one with progress, the
+operator's ZIM archives and reference libraries, and the user's own uploads — documents,
+archives and libraries (:mod:`.upload_routes` adds and deletes them)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ponder.api import documents
 from ponder.core.errors import PonderError
-from ponder.interfaces.ui import collection, pages, shown
+from ponder.interfaces.ui import collection, pages, references, shown
 from ponder.interfaces.ui.access import User
 from ponder.interfaces.ui.folders import Indexer, folders_info
 from ponder.interfaces.ui.requests import redirect_to, refused_status, user_of
@@ -24,7 +25,9 @@ async def documents_page(request: Request) -> HTMLResponse:
 async def documents_view(user: User, error: str | None, status: int = 200) -> HTMLResponse:
     folders = await asyncio.to_thread(folders_info, user)
     uploads = await asyncio.to_thread(uploads_info, user)
-    return HTMLResponse(pages.documents_page(folders, user.operator, error, uploads), status)
+    shelf = await asyncio.to_thread(references.operators, user)
+    page = pages.documents_page(folders, user.operator, error, uploads, shelf)
+    return HTMLResponse(page, status)
 
 
 async def index_folder(request: Request) -> Response:
@@ -53,7 +56,8 @@ async def index_job(request: Request) -> JSONResponse:
 
 def uploads_info(user: User) -> dict[str, Any]:
     """What the Documents page shows of the user's uploads: each file with its size and
-    whether it is indexed, the totals, the limits (or why uploads are off)."""
+    whether it is indexed (an archive or a library: what it holds), the totals, the limits
+    (or why uploads are off)."""
     limits = collection.limits()
     why = collection.unavailable()
     held = collection.files(user)
@@ -66,7 +70,8 @@ def uploads_info(user: User) -> dict[str, Any]:
         {
             "name": stored.name,
             "size": collection.size_text(stored.size),
-            "state": states.get(stored.path, "not indexed yet"),
+            "state": references.state_of(stored) or states.get(stored.path, "not indexed yet"),
+            "document": references.kind_of(stored.name) == "document",
         }
         for stored in held
     ]
@@ -78,5 +83,6 @@ def uploads_info(user: User) -> dict[str, Any]:
         f"{collection.size_text(limits.total_bytes)}",
         "limits": limits.said(),
         "accept": ",".join(limits.suffixes),
-        "kinds": ", ".join(limits.suffixes),
+        "kinds": ", ".join(s for s in limits.suffixes if references.kind_of(f"x{s}") == "document"),
+        "archives": limits.takes_archives,
     }

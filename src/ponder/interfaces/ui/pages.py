@@ -229,6 +229,7 @@ def documents_page(
     may_add: bool,
     error: str | None,
     uploads: dict[str, Any] | None = None,
+    shelf: dict[str, Any] | None = None,
 ) -> str:
     rows = "".join(
         f"<tr><th scope=row><code>{escape(f['path'])}</code></th><td>{f['files']}</td>"
@@ -264,8 +265,25 @@ def documents_page(
         + "<h2>Folders</h2>"
         + table
         + add
+        + (_shelf(shelf) if shelf else "")
     )
     return layout("Documents", body, page="Documents")
+
+
+def _shelf(shelf: dict[str, Any]) -> str:
+    """The operator's ZIM archives and reference libraries, each with what it holds."""
+    parts = []
+    for key, title, empty in (
+        ("archives", "ZIM archives", "No ZIM archives are set (PONDER_ZIM)."),
+        ("libraries", "Reference libraries", "No reference library is set (PONDER_LIBRARY)."),
+    ):
+        items = "".join(
+            f"<li><code>{escape(item['name'])}</code>: {escape(item['said'])}</li>"
+            for item in shelf[key]
+        )
+        listed = f'<ul class="{key}">{items}</ul>' if items else f'<p class="hint">{empty}</p>'
+        parts.append(f"<h2>{title}</h2>{listed}")
+    return "".join(parts)
 
 
 def _uploads(uploads: dict[str, Any]) -> str:
@@ -286,12 +304,12 @@ def _uploads(uploads: dict[str, Any]) -> str:
     )
     table = (
         f'<table class="uploads"><caption>{escape(uploads["used"])}</caption><thead><tr>'
-        "<th scope=col>File</th><th scope=col>Size</th><th scope=col>Index</th>"
+        "<th scope=col>File</th><th scope=col>Size</th><th scope=col>State</th>"
         f"<th scope=col></th></tr></thead><tbody>{rows}</tbody></table>"
         if rows
         else '<p class="hint">No files yet.</p>'
     )
-    unindexed = any(f["state"] != "indexed" for f in uploads["files"])
+    unindexed = any(f["document"] and f["state"] != "indexed" for f in uploads["files"])
     reindex = (
         '<form method="post" action="/documents/uploads/index" class="inline" id="index-uploads">'
         '<button type="submit" class="quiet">Index them now</button></form>'
@@ -301,7 +319,10 @@ def _uploads(uploads: dict[str, Any]) -> str:
     return (
         f"{head}<p class=hint>Only you can see these, and only your runs search them (tick "
         f"Your uploads when you ask). {escape(uploads['limits'])} ponder reads "
-        f"{escape(uploads['kinds'])}.</p>"
+        f"{escape(uploads['kinds'])}; a reference library (BibTeX .bib or CSL .json) cites "
+        "the files you upload beside it as its papers"
+        + ("; a Kiwix ZIM archive (.zim) is searched as your own." if uploads["archives"] else ".")
+        + "</p>"
         '<form method="post" action="/documents/uploads" enctype="multipart/form-data" '
         'class="upload" id="upload"><label for="files">Add files</label>'
         f'<input id="files" name="file" type="file" multiple required '

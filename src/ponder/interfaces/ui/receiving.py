@@ -21,6 +21,7 @@ from typing import Any
 from python_multipart.multipart import MultipartParser, parse_options_header
 
 from ponder.interfaces.ui.collection import (
+    ARCHIVE,
     INCOMING,
     Limits,
     Stored,
@@ -52,10 +53,19 @@ def check_length(length: int, held: list[Stored], limits: Limits) -> None:
 
 class Receiver:
     """One upload's form, fed chunk by chunk (:meth:`feed`), then kept (:meth:`finish`)
-    or dropped (:meth:`discard`). ``held``: the user's files before it."""
+    or dropped (:meth:`discard`). ``held``: the user's files before it; ``check``: what
+    each whole file must pass before any is kept (a library must read as one)."""
 
-    def __init__(self, boundary: bytes, folder: Path, held: list[Stored], limits: Limits) -> None:
+    def __init__(
+        self,
+        boundary: bytes,
+        folder: Path,
+        held: list[Stored],
+        limits: Limits,
+        check: Callable[[Path, str], None] | None = None,
+    ) -> None:
         self.folder, self.limits = folder, limits
+        self.check = check  # a whole file's check (its path, its name): raises UploadRefused
         self.held_files = len(held)
         self.held_bytes = sum(stored.size for stored in held)
         self.received: list[tuple[Path, str]] = []  # (the incoming file, its name to be)
@@ -93,6 +103,9 @@ class Receiver:
             raise UploadRefused(400, "The upload was cut off before it was whole.")
         if not self.received:
             raise UploadRefused(400, "Choose a file to upload.")
+        if self.check is not None:
+            for incoming, name in self.received:
+                self.check(incoming, name)
         kept: list[str] = []
         for incoming, name in self.received:
             final = free_name(self.folder, name, set(kept))
@@ -143,17 +156,15 @@ class Receiver:
             raise UploadRefused(400, f"{said!r} is no name a file can be kept under.")
         suffix = os.path.splitext(name)[1].lower()
         if suffix not in self.limits.suffixes:
-            kinds = ", ".join(self.limits.suffixes)
-            raise UploadRefused(
-                415, f"{name} is not a type ponder reads; this server takes {kinds}."
-            )
+            raise UploadRefused(415, self.limits.refused_kind(name))
         if self.held_files + len(self.received) + 1 > self.limits.files:
             raise UploadRefused(
                 409,
                 f"Your uploads hold {self.held_files} files; this server keeps up to "
                 f"{self.limits.files} per person — delete some to make room for {name}.",
             )
-        incoming = self.folder / f"{INCOMING}{secrets.token_hex(8)}"
+        # Its suffix kept: a library is read as BibTeX or CSL JSON by it, before it is kept.
+        incoming = self.folder / f"{INCOMING}{secrets.token_hex(8)}{suffix}"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
         self._file = os.fdopen(os.open(incoming, flags, 0o600), "wb")
         self.received.append((incoming, name))
@@ -171,10 +182,11 @@ class Receiver:
         self.size += count
         self.total += count
         name = self.received[-1][1]
-        if self.size > self.limits.file_bytes:
-            limit = size_text(self.limits.file_bytes)
+        if self.size > self.limits.largest(name):
+            limit = size_text(self.limits.largest(name))
+            kind = "ZIM archives" if name.lower().endswith(ARCHIVE) else "files"
             raise UploadRefused(
-                413, f"{name} is over {limit}; this server takes files up to {limit}."
+                413, f"{name} is over {limit}; this server takes {kind} up to {limit}."
             )
         if self.held_bytes + self.total > self.limits.total_bytes:
             raise UploadRefused(413, _over_total(f"{name} does not fit:", self.limits))

@@ -4,7 +4,8 @@ An upload's body is not read by the access checks (:mod:`.access` lets this one 
 through unread, after its token and Origin checks): it is streamed here, under the
 user's limits (:mod:`.receiving`). A refusal is the Documents page with the reason, or
 JSON ``{"error": ...}`` for the page's script, with the status that says why: 413 (too
-large), 415 (a type ponder does not read), 409 (too many files, or an upload of theirs
+large), 415 (a type ponder does not read, or an archive or a library that does not read as
+one), 409 (too many files, or an upload of theirs
 under way), 400 (no file, a malformed form), 403 (uploads are off).
 """
 
@@ -19,7 +20,7 @@ from starlette.responses import JSONResponse, Response
 
 from ponder.api import documents
 from ponder.core.errors import PonderError
-from ponder.interfaces.ui import collection, shown
+from ponder.interfaces.ui import collection, references, shown
 from ponder.interfaces.ui.access import User
 from ponder.interfaces.ui.collection import UploadRefused
 from ponder.interfaces.ui.document_routes import documents_view
@@ -88,7 +89,7 @@ async def _receive(request: Request, user: User) -> list[str]:
     length = request.headers.get("content-length", "")
     if length.isdigit():
         check_length(int(length), held, limits)
-    receiver = Receiver(boundary, folder, held, limits)
+    receiver = Receiver(boundary, folder, held, limits, references.check_arrived)
     body = request.stream()
     try:
         async for chunk in body:
