@@ -15,7 +15,7 @@ from ponder import aresearch
 from ponder.core.errors import CallerRefusedError, ConfigurationError
 from ponder.interfaces.cli import main
 from ponder.settings.callers import caller_fields, operator_fields, served_configuration, vet
-from ponder.settings.configuration import Configuration
+from ponder.settings.configuration import BACKENDS, Configuration
 from ponder.settings.run_settings import SERVED_KEY, run_configuration
 from ponder.settings.settable import Caller, settable_by
 from ponder.testing import Rig, ScriptedBackend
@@ -23,8 +23,9 @@ from ponder.testing import Rig, ScriptedBackend
 ROOT = Path(__file__).resolve().parents[2]
 
 # A value for every operator field that a hostile caller might send. A new operator field
-# must add one here (the first test says so), and so is tested like the others.
-HOSTILE: dict[str, Any] = {
+# must add one here (the first test says so), and so is tested like the others; a search
+# backend's own fields (its folder's settings.py) get one made from their type, below.
+CORE_HOSTILE: dict[str, Any] = {
     "provider": "openai",
     "openai_base_url": "http://thief.example/v1",
     "ollama_base_url": "http://thief.example:11434",
@@ -34,12 +35,6 @@ HOSTILE: dict[str, Any] = {
     "request_timeout": 86_400,
     "max_retries": 5,
     "embed_model": "huge-embedder",
-    "searxng_url": "http://thief.example",
-    "tavily_url": "http://thief.example",
-    "wikipedia_url": "http://thief.example/{lang}/w/api.php",
-    "arxiv_url": "http://thief.example/api/query",
-    "zim": ["/etc/shadow.zim"],
-    "kiwix_url": "http://thief.example",
     "mcp_servers": [{"name": "x", "command": ["/bin/sh", "-c", "true"], "tools": ["t"]}],
     "fallback": True,
     "allow_private_urls": True,
@@ -63,6 +58,31 @@ HOSTILE: dict[str, Any] = {
     "caller_min_findings_to_stop": 1,
     "caller_min_sources_to_stop": 1,
     "cache": False,  # each of a caller's runs would ask the web afresh
+}
+
+
+def hostile(name: str) -> Any:
+    """A hostile value for a backend's operator field, by its type: another address, a
+    file the operator never offered, the switch turned."""
+    field = Configuration.model_fields[name]
+    default = field.get_default(call_default_factory=True)
+    if isinstance(default, bool):
+        return not default
+    if isinstance(default, list):
+        return ["/etc/shadow"]
+    if isinstance(default, int | float):
+        return default + 1000
+    return "http://thief.example/api" if name.endswith("_url") else "/etc/shadow"
+
+
+HOSTILE: dict[str, Any] = {
+    **CORE_HOSTILE,
+    **{
+        name: hostile(name)
+        for group in BACKENDS
+        for name in group.model_fields
+        if settable_by(Configuration.model_fields[name]) == "operator"
+    },
 }
 
 

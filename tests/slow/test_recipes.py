@@ -25,17 +25,19 @@ def written(recipe: Recipe) -> set[str]:
     return {*recipe.paths("file"), *recipe.paths("edit")}
 
 
-def test_a_search_backend_is_one_folder_and_three_regenerated_files(workdir: Path) -> None:
+def test_a_search_backend_is_one_folder_and_four_regenerated_files(workdir: Path) -> None:
     recipe, root = followed("A search backend", workdir)
     generated = {
         "docs/search-backends.md",
         "docs/configuration.md",
+        "docs/deploy.md",
         "src/ponder/interfaces/cli/flags.py",
     }
     assert changed(root) == written(recipe) | generated
     row = "| `notes` | a JSON file of notes on this machine |"
     assert row in _read(root, "docs/search-backends.md")
     assert '"notes_file": Flag("--notes"' in _read(root, "src/ponder/interfaces/cli/flags.py")
+    assert "| `notes_file` | operator | a path on the server" in _read(root, "docs/deploy.md")
 
 
 def test_a_file_format_is_one_module_and_a_row_of_the_table(workdir: Path) -> None:

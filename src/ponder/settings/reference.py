@@ -60,6 +60,22 @@ def run_settings() -> list[Group]:
     return groups
 
 
+def backend_rules() -> list[tuple[str, Who, str]]:
+    """Each search backend's own setting, who may set it on a shared server, and why, as
+    its field says (``json_schema_extra={"why": ...}``): docs/deploy.md's generated rows."""
+    from ponder.settings.configuration import BACKENDS
+
+    rules = []
+    for group in BACKENDS:
+        for name, field in group.model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            why = extra.get("why")
+            if not isinstance(why, str) or not why:
+                raise ValueError(f"{group.__name__}.{name} says no why (json_schema_extra)")
+            rules.append((name, _who(name), why))
+    return rules
+
+
 def machine_settings() -> list[Setting]:
     return [_setting(n, f, "machine") for n, f in Machine.model_fields.items()]
 

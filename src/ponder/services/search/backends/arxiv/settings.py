@@ -20,4 +20,10 @@ class ArxivSettings(BackendSettings):
     arxiv_url: Operator[str] = Field(
         ARXIV_URL,
         description="arXiv's query API (for search=arxiv), or a mirror of it.",
+        json_schema_extra={
+            "why": (
+                "an endpoint: queries go there (and, with full pages, PDF downloads from the "
+                "hosts it names)"
+            )
+        },
     )

@@ -22,6 +22,7 @@ class SearxngSettings(BackendSettings):
         None,
         description="Base URL of your self-hosted SearXNG instance, for search=searxng; when "
         "set, DuckDuckGo also falls back to it. Unset: SearXNG is never asked.",
+        json_schema_extra={"why": "an endpoint: queries go there"},
     )
 
     @field_validator("searxng_url")

@@ -18,4 +18,5 @@ class TavilySettings(BackendSettings):
     tavily_url: Operator[str] = Field(
         "https://api.tavily.com",
         description="Tavily's API address (for search=tavily): change it for a gateway or proxy.",
+        json_schema_extra={"why": "an endpoint: queries and `TAVILY_API_KEY` go there"},
     )

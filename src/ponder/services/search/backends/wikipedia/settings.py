@@ -30,9 +30,16 @@ class WikipediaSettings(BackendSettings):
         pattern=r"^[a-z][a-z0-9-]{1,15}$",
         description="Wikipedia edition for search=wikipedia (en, de, fr, simple…). Unset: the "
         "question's language when it is clear, else English.",
+        json_schema_extra={
+            "why": (
+                "which Wikipedia edition: a language code (`de`), never a host; the address "
+                "stays `wikipedia_url`'s"
+            )
+        },
     )
     wikipedia_url: Operator[str] = Field(
         WIKIPEDIA_URL,
         description="MediaWiki Action API of the Wikipedia to search ({lang}: the edition); "
         "a mirror's /w/api.php stands in for it.",
+        json_schema_extra={"why": "an endpoint: queries go there"},
     )

@@ -26,6 +26,12 @@ class ZimSettings(BackendSettings):
         "Wiktionary, Stack Exchange, DevDocs, Project Gutenberg… Searched by auto (the "
         "default), zim and hybrid, through each archive's full-text index, else its titles. "
         "The operator's on a shared server, like the document folders.",
+        json_schema_extra={
+            "why": (
+                "reads the operator's Kiwix archives: a caller's path would open files the "
+                "operator never offered"
+            )
+        },
     )
     kiwix_url: Annotated[
         Operator[str | None],
@@ -35,6 +41,7 @@ class ZimSettings(BackendSettings):
         description="Base URL of a kiwix-serve serving the same archives: each ZIM source "
         "then links to its article there (/content/<archive name>/<path>). Unset: a source "
         "names the archive file and the article's path.",
+        json_schema_extra={"why": "the address every ZIM source links to"},
     )
 
     @field_validator("zim", mode="before")
