@@ -12,8 +12,9 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ponder.api import documents
 from ponder.core.errors import PonderError
-from ponder.interfaces.ui import collection, pages, references, shown
+from ponder.interfaces.ui import collection, references, shown
 from ponder.interfaces.ui.access import User
+from ponder.interfaces.ui.documents_page import documents_page as documents_html
 from ponder.interfaces.ui.folders import Indexer, folders_info
 from ponder.interfaces.ui.requests import redirect_to, refused_status, user_of
 
@@ -26,7 +27,7 @@ async def documents_view(user: User, error: str | None, status: int = 200) -> HT
     folders = await asyncio.to_thread(folders_info, user)
     uploads = await asyncio.to_thread(uploads_info, user)
     shelf = await asyncio.to_thread(references.operators, user)
-    page = pages.documents_page(folders, user.operator, error, uploads, shelf)
+    page = documents_html(folders, user.operator, error, uploads, shelf)
     return HTMLResponse(page, status)
 
 
