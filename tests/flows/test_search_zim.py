@@ -192,3 +192,34 @@ def test_an_article_is_read_under_a_web_pages_size_limit(tmp_path: Path) -> None
     [hit] = asyncio.run(ZimSearch([str(archive)], None, warn=print).search("tidal bores", 3))
     assert hit.content is not None
     assert 0 < len(hit.content) <= MAX_ARTICLE_BYTES
+
+
+def test_several_archives_in_the_environment_are_split_like_path(
+    monkeypatch: pytest.MonkeyPatch, archives: dict[str, Path]
+) -> None:
+    both = f"{archives['fulltext']}{os.pathsep}{archives['titles']}"
+    monkeypatch.setenv("PONDER_ZIM", both)
+    assert Configuration.create().zim == [str(archives["fulltext"]), str(archives["titles"])]
+
+
+def test_doctor_names_every_archive_even_when_one_is_broken_or_gone(
+    archives: dict[str, Path], tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.zim"
+    broken.write_bytes(b"not a zim")
+    gone = tmp_path / "gone.zim"
+    config = _config(search="zim", zim=[str(broken), str(archives["fulltext"]), str(gone)])
+    [verdict] = verdicts(config)
+    assert not verdict.ok
+    assert f"{broken}: cannot be read" in verdict.message
+    assert f"{archives['fulltext']}: “Python 3.11 documentation”" in verdict.message
+    assert f"{gone}: missing" in verdict.message
+
+
+def test_an_archive_set_up_but_gone_is_no_offline_source(tmp_path: Path) -> None:
+    from ponder.core.errors import OfflineError
+    from ponder.services.search import preflight
+
+    config = _config(zim=[str(tmp_path / "gone.zim")])  # search=auto, nothing else set up
+    with pytest.raises(OfflineError):
+        preflight(config, "tides", print)

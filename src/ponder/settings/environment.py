@@ -37,7 +37,8 @@ from ponder.settings.paths import cache_folder, data_folder
 __all__ = ["Environment", "Machine", "Secret", "machine", "read_environment", "secret"]
 
 PREFIX = "PONDER_"
-# Lists of paths are split like PATH; other lists (model names hold ':') on commas.
+# Lists of paths are split like PATH; other lists (model names hold ':') on commas. A search
+# backend's own field says it holds paths itself (json_schema_extra={"paths": True}).
 PATH_LISTS = ("docs", "docs_roots", "library")
 # Variables not named PONDER_<FIELD> that set a field: Ollama's own (:func:`ollama_host`).
 ENV_ALIASES = {"OLLAMA_HOST": "ollama_base_url"}
@@ -132,10 +133,16 @@ def field_values(
         if name == "mcp_servers":
             values[name] = _parse_json(raw)
         elif field.annotation is not None and "list" in str(field.annotation):
-            values[name] = _parse_list(raw, os.pathsep if name in PATH_LISTS else ",")
+            paths = name in PATH_LISTS or _holds_paths(field)
+            values[name] = _parse_list(raw, os.pathsep if paths else ",")
         else:
             values[name] = raw
     return values
+
+
+def _holds_paths(field: Any) -> bool:
+    extra = field.json_schema_extra
+    return isinstance(extra, dict) and extra.get("paths") is True
 
 
 def _environ(environ: Mapping[str, str] | None) -> Mapping[str, str]:

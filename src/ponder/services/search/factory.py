@@ -184,7 +184,15 @@ class Building:
         """Each backend that needs no network and is set up (your documents first), made;
         with ``hybrid_only``, those hybrid includes."""
         chosen = [p for p in offline_plugins(self.config) if p.info.hybrid or not hybrid_only]
-        return [p.make(self) for p in chosen if p.name != LOCAL or self.local is not None]
+        made = []
+        for offline in chosen:
+            if offline.name == LOCAL and self.local is None:
+                continue
+            try:
+                made.append(offline.make(self))
+            except SearchError as exc:  # set up but unusable (no libzim): the others go on
+                self.warn(f"{exc} Searching without it.")
+        return made
 
     def chain(self, name: str) -> list[SearchBackend]:
         """``name``'s backend, then those it falls back to (a public one: with ``fallback``;

@@ -12,7 +12,9 @@ A backend is one module of :mod:`ponder.services.search.backends` that calls
 - ``contract``: the backend answering in each mode of the contract test
   (tests/unit/test_search_contract.py) at its own boundary, without the network;
 - ``endpoints``: the addresses it asks, as configured for a question, so that one quick
-  check before a run says whether it can be reached (:mod:`.reach`).
+  check before a run says whether it can be reached (:mod:`.reach`);
+- ``present``: an offline backend's files are there (an archive set up but gone is no
+  offline source).
 
 The CLI, doctor, the MCP tool, the settings and docs/search-backends.md pick it up. The
 module is imported whenever the names are listed (``ponder --help``), so it keeps its top
@@ -78,6 +80,9 @@ class SearchPlugin(NamedTuple):
     ready: Callable[[Configuration, Environment], None] | None = None
     contract: Callable[[str, Path, Patch], SearchBackend] | None = None
     endpoints: Endpoints | None = None  # None: it needs no network
+    # Whether what it searches is there (its files exist): an offline source set up but
+    # gone is no offline source. None: it is, once configured.
+    present: Callable[[Configuration], bool] | None = None
 
     @property
     def name(self) -> str:
@@ -151,8 +156,12 @@ def covered(names: list[str]) -> list[SearchPlugin]:
 
 
 def offline_plugins(config: Configuration) -> list[SearchPlugin]:
-    """The backends that need no network and are set up (your documents, ZIM archives)."""
-    return [p for p in plugins() if p.info.offline and p.configured(config)]
+    """The backends that need no network, set up and there (your documents, ZIM archives)."""
+    return [
+        p
+        for p in plugins()
+        if p.info.offline and p.configured(config) and (p.present is None or p.present(config))
+    ]
 
 
 def verdicts(config: Configuration) -> list[Verdict]:

@@ -23,6 +23,15 @@ def make(built: Building) -> SearchBackend:
     return built.local
 
 
+def present(config: Configuration) -> bool:
+    """A path of your documents, or a library file, exists."""
+    from pathlib import Path
+
+    return any(Path(p).expanduser().exists() for p in config.docs) or any(
+        Path(p).expanduser().is_file() for p in config.library
+    )
+
+
 def check(config: Configuration) -> Verdict:
     from pathlib import Path
 
@@ -85,6 +94,7 @@ register(
         ),
         make=make,
         check=check,
+        present=present,
         contract=contract,
     )
 )

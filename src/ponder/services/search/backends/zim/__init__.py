@@ -41,17 +41,25 @@ def _present(config: Configuration) -> tuple[list[str], list[str]]:
     return [p for p in paths if os.path.isfile(p)], [p for p in paths if not os.path.isfile(p)]
 
 
+def present(config: Configuration) -> bool:
+    """Whether an archive set up exists: offline, only then is there one to search."""
+    return bool(_present(config)[0])
+
+
 def make(built: Building) -> SearchBackend:
-    """The archives that exist; SearchError without libzim (archives set up in vain)."""
+    """The archives that exist; SearchError without libzim or without one that exists
+    (auto and hybrid then search the others, and say why)."""
     from ponder.core.errors import SearchError
     from ponder.services.search.backends.zim.client import ZimSearch
 
     if _libzim_missing():
         raise SearchError(NO_LIBZIM)
-    present, missing = _present(built.config)
+    found, missing = _present(built.config)
+    if not found:
+        raise SearchError(f"ZIM archive(s) missing: {', '.join(missing)} — check --zim.")
     for path in missing:
         built.warn(f"ZIM archive {path} does not exist; ignoring it.")
-    return ZimSearch(present, _own(built.config).kiwix_url, built.warn)
+    return ZimSearch(found, _own(built.config).kiwix_url, built.warn)
 
 
 def ready(config: Configuration, environment: Environment) -> None:
@@ -74,22 +82,20 @@ def check(config: Configuration) -> Verdict:
     from ponder.services.search.backends.zim.archive import describe
     from ponder.services.text.sandbox import ParseFailed, run
 
-    present, missing = _present(config)
-    if not present:
-        return Verdict(
-            False, f"ZIM archive(s) missing: {', '.join(missing)}" if missing else NO_ARCHIVES
-        )
-    lines = []
-    for path in present:
+    found, missing = _present(config)
+    if not found and not missing:
+        return Verdict(False, NO_ARCHIVES)
+    lines = [f"{path}: missing — check --zim" for path in missing]
+    for path in found:
         try:
             about = run(describe, path, deadline=30.0)
         except ParseFailed as exc:
-            return Verdict(False, f"ZIM archive {path} cannot be read: {exc}")
+            lines.append(f"{path}: cannot be read ({exc})")
+            continue
         index = "full-text index" if about.fulltext else "titles only (no full-text index)"
         lines.append(f"{path}: “{about.title}”, {about.articles} articles, {index}")
-    if missing:
-        return Verdict(False, f"ZIM archive(s) missing: {', '.join(missing)} — check --zim")
-    return Verdict(True, "ZIM archives: " + "; ".join(lines))
+    ok = not any(line.endswith("check --zim") or "cannot be read" in line for line in lines)
+    return Verdict(ok, "ZIM archives: " + "; ".join(lines))
 
 
 def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
@@ -179,5 +185,6 @@ register(
         ready=ready,
         check=check,
         contract=contract,
+        present=present,
     )
 )

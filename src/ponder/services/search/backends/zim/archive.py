@@ -19,7 +19,7 @@ import contextlib
 import html
 import math
 import os
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +31,10 @@ TITLE_CANDIDATES = 100  # titles taken per word from a title index
 TITLE_RERANKED = 20  # of those, the best read and ranked again by their text
 _RANK_DAMPING = 10  # how fast a hit's weight falls with its rank (as RRF's k)
 _MAX_REDIRECTS = 5
-_OPEN: dict[tuple[str, int, int], Any] = {}  # this worker's archives, by file identity
+KEPT_OPEN = 8  # archives a worker keeps open between searches, the latest used
+# This worker's open archives, by file identity, the latest used last. Few, and dropped when
+# their file changes or goes: an open archive holds its file (and its disk space) open.
+_OPEN: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class About:
     title: str
     articles: int
     fulltext: bool
-    name: str  # the archive's Name metadata, else its file name: kiwix-serve's book name
+    name: str  # its file name without .zim: kiwix-serve's book name
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,10 @@ class Article:
 
 
 def describe(path: str) -> About:
-    archive = _archive(path)
+    """Opened, read and closed again: an archive being checked (an upload) is not kept."""
+    from libzim.reader import Archive
+
+    archive = Archive(path)
     return About(
         _metadata(archive, "Title") or os.path.basename(path),
         archive.article_count,
@@ -212,8 +218,14 @@ def _archive(path: str) -> Any:
 
     stat = os.stat(path)
     key = (path, stat.st_ino, stat.st_mtime_ns)
-    if key not in _OPEN:
+    for stale in [k for k in _OPEN if k[0] == path and k != key]:
+        del _OPEN[stale]  # the file was replaced or rewritten
+    if key in _OPEN:
+        _OPEN.move_to_end(key)
+    else:
         _OPEN[key] = Archive(path)
+        while len(_OPEN) > KEPT_OPEN:
+            _OPEN.popitem(last=False)
     return _OPEN[key]
 
 

@@ -27,10 +27,11 @@ class ZimSettings(BackendSettings):
         "default), zim and hybrid, through each archive's full-text index, else its titles. "
         "The operator's on a shared server, like the document folders.",
         json_schema_extra={
+            "paths": True,  # PONDER_ZIM=a.zim:b.zim, split like PATH
             "why": (
                 "reads the operator's Kiwix archives: a caller's path would open files the "
                 "operator never offered"
-            )
+            ),
         },
     )
     kiwix_url: Annotated[
