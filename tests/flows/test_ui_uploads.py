@@ -328,3 +328,23 @@ async def test_an_upload_cut_off_mid_way_leaves_nothing(
     await app(scope, receive, send)
     assert sent[0]["status"] == 400
     assert kept("alice") == []
+
+
+def test_a_body_of_empty_file_inputs_is_bounded_too(tmp_path: Path) -> None:
+    """A form sent without Content-Length, of parts with no file name (an empty file input,
+    whose bytes are no file's): refused once past the room left and the form's slack."""
+    from ponder.interfaces.ui.receiving import FORM_SLACK, Receiver, UploadRefused
+
+    limits = collection.Limits(1000, 10, 2000, (".txt",))
+    receiver = Receiver(b"b", tmp_path, [], limits)
+    empty = b'--b\r\nContent-Disposition: form-data; name="f"; filename=""\r\n\r\n'
+    part = empty + b"x" * 65536 + b"\r\n"
+    fed = 0
+    with pytest.raises(UploadRefused) as refused:
+        for _ in range(100):  # 6.5 MB of nothing
+            receiver.feed(part)
+            fed += len(part)
+    assert refused.value.status == 413
+    assert fed <= limits.total_bytes + FORM_SLACK
+    receiver.discard()
+    assert list(tmp_path.iterdir()) == []

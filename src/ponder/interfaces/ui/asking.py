@@ -165,6 +165,8 @@ def _preflight(settings: Configuration) -> None:
 def _documents_found(settings: Configuration) -> None:
     from ponder.api.documents import index_status
 
+    if settings.library and not settings.docs:
+        return  # the library's attachments are its documents; a run warns of missing ones
     if not settings.docs:
         raise InvalidInputError(
             "Local search needs documents — tick a folder under 'Your documents', or add one "

@@ -33,6 +33,7 @@ from ponder.interfaces.ui.collection import (
 
 FIELD_BYTES = 1024  # a form field beside the files (the button's name): small or refused
 FIELDS = 8
+FORM_SLACK = 1024 * 1024  # the form's bytes beyond its files' own: headers, fields
 
 
 def boundary_of(content_type: str) -> bytes:
@@ -71,6 +72,7 @@ class Receiver:
         self.received: list[tuple[Path, str]] = []  # (the incoming file, its name to be)
         self.size = 0  # of the file being received
         self.total = 0  # of every file in this upload
+        self.fed = 0  # of the whole body, the form's own bytes and empty parts too
         self.fields = 0
         self._headers: dict[bytes, bytes] = {}
         self._name = b""
@@ -89,6 +91,11 @@ class Receiver:
         self.parser = MultipartParser(boundary, callbacks)  # type: ignore[arg-type]
 
     def feed(self, chunk: bytes) -> None:
+        self.fed += len(chunk)
+        # Files are counted as they arrive; this bounds what is no file (empty file inputs,
+        # fields, the parts' headers), which a body without Content-Length could send forever.
+        if self.fed > self.limits.total_bytes - self.held_bytes + FORM_SLACK:
+            raise UploadRefused(413, _over_total("This upload does not fit:", self.limits))
         try:
             self.parser.write(chunk)
         except UploadRefused:

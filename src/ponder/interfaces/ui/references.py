@@ -26,7 +26,7 @@ from ponder.core.errors import PonderError
 from ponder.interfaces.ui import collection
 from ponder.interfaces.ui.access import User
 from ponder.interfaces.ui.collection import ARCHIVE, Stored, UploadRefused
-from ponder.settings.callers import operator_configuration
+from ponder.settings.callers import document_roots, operator_configuration
 
 _LIBRARY_FORMATS = {".bib": "BibTeX", ".json": "CSL JSON"}
 
@@ -83,8 +83,10 @@ def state_of(stored: Stored) -> str | None:
         except PonderError as exc:
             return f"ZIM archive, unreadable: {exc}"
     if kind == "library":
+        operator = operator_configuration()  # attachments may lie in its folders, as in a run
+        roots = [str(root) for root in document_roots(operator)]
         try:
-            [status] = libraries_status([stored.path])
+            [status] = libraries_status([stored.path], roots, operator.docs_hidden_and_symlinks)
         except PonderError as exc:
             return f"library, unreadable: {exc}"
         return f"library: {_library_said(status.entries, status.attachments)}"
@@ -105,10 +107,12 @@ def operators(user: User) -> dict[str, Any]:
 
     archives = []
     for path in operator.zim:
+        expanded = os.path.expanduser(path)
         try:
-            said = archive_status(os.path.expanduser(path)).said()
-        except PonderError as exc:
-            said = f"cannot be read: {str(exc).replace(path, shown(path))}"
+            said = archive_status(expanded).said()
+        except PonderError as exc:  # it names the file: as this user may see it
+            said = "cannot be read: " + str(exc).replace(expanded, shown(path))
+            said = said if user.operator else "cannot be read (ponder doctor says why)"
         archives.append({"name": shown(path), "said": said})
     libraries = []
     for path in operator.library:

@@ -85,7 +85,10 @@ async def _receive(request: Request, user: User) -> list[str]:
     limits = collection.limits()
     boundary = boundary_of(request.headers.get("content-type", ""))
     folder = collection.folder_of(user)
-    held = await asyncio.to_thread(_prepared, folder, user)
+    try:
+        held = await asyncio.to_thread(_prepared, folder, user)
+    except OSError as exc:
+        raise UploadRefused(507, f"The server has no room for uploads ({exc.strerror}).") from None
     length = request.headers.get("content-length", "")
     if length.isdigit():
         check_length(int(length), held, limits)
@@ -100,6 +103,13 @@ async def _receive(request: Request, user: User) -> list[str]:
     except UploadRefused:
         await _drain(body)
         raise
+    except OSError as exc:  # the disk full, a quota, permissions: the server's, not the form's
+        await _drain(body)
+        raise UploadRefused(
+            507,
+            f"The server could not keep this upload ({exc.strerror or exc}) — try again later, "
+            "or tell its operator.",
+        ) from None
     finally:
         await asyncio.to_thread(receiver.discard)
 
