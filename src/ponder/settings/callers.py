@@ -39,14 +39,12 @@ from ponder.core.errors import CallerRefusedError
 from ponder.settings.ceilings import above_ceiling, lowered_to_ceilings
 from ponder.settings.configuration import Configuration
 from ponder.settings.environment import ENV_ALIASES, PREFIX
+from ponder.settings.own_files import OWN_FILE_FIELDS, hidden_below, holds_archive, own_files
 from ponder.settings.paths import path_problem
 from ponder.settings.search_backends import parse as search_names
 from ponder.settings.settable import settable_by
 
 _MODEL_FIELDS = ("model", "report_model")
-# Operator fields a caller may extend with files of their own folders (``own``) alone.
-_OWN_FILE_FIELDS = {"zim": "ZIM archives", "library": "reference libraries"}
-ARCHIVE_SUFFIX = ".zim"
 
 
 def caller_fields() -> list[str]:
@@ -78,20 +76,9 @@ def enabled_searches(operator: Configuration, own: Sequence[Path] = ()) -> list[
     enabled = list(operator.searches)
     if (document_roots(operator) or own) and "local" not in enabled:
         enabled.append("local")
-    if _holds_archive(own) and "zim" not in enabled:
+    if holds_archive(own) and "zim" not in enabled:
         enabled.append("zim")
     return enabled
-
-
-def _holds_archive(own: Sequence[Path]) -> bool:
-    for folder in own:
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        if any(n.lower().endswith(ARCHIVE_SUFFIX) and not n.startswith(".") for n in names):
-            return True
-    return False
 
 
 def refuse_operator_fields(
@@ -127,8 +114,8 @@ def vet(
         if settable_by(Configuration.model_fields[name]) == "operator":
             if _same_as_operator(name, value, operator):
                 continue
-            if name in _OWN_FILE_FIELDS and own:
-                mine = _own_files(name, value, operator, own)
+            if name in OWN_FILE_FIELDS and own:
+                mine = own_files(name, value, operator, own)
                 if isinstance(mine, str):
                     problems.append(mine)
                 else:
@@ -274,7 +261,7 @@ def _inside_roots(
         holders = [root for root in roots if path == root or root in path.parents]
         if not holders:
             outside.append(raw)
-        elif not operator.docs_hidden_and_symlinks and _hidden_below(path, holders):
+        elif not operator.docs_hidden_and_symlinks and hidden_below(path, holders):
             hidden.append(raw)
         else:
             resolved.append(str(path))
@@ -291,41 +278,3 @@ def _inside_roots(
             "PONDER_DOCS_HIDDEN_AND_SYMLINKS"
         )
     return (resolved,)
-
-
-def _own_files(
-    name: str, value: Any, operator: Configuration, own: Sequence[Path]
-) -> str | tuple[list[str]]:
-    """A caller's ``zim`` or ``library``: the operator's own entries (kept as they are),
-    and files inside the caller's own folders (resolved), nothing else."""
-    paths = value.split(os.pathsep) if isinstance(value, str) else value
-    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-        return f"{name} must be a list of paths"
-    theirs = set(getattr(operator, name))
-    folders = [Path(folder).resolve() for folder in own]
-    kept, outside = [], []
-    for raw in paths:
-        if raw in theirs:
-            kept.append(raw)
-            continue
-        if raw.startswith("~") or path_problem(raw):
-            outside.append(raw)
-            continue
-        path = Path(raw).resolve()
-        holders = [f for f in folders if f in path.parents]
-        if not holders or _hidden_below(path, holders):
-            outside.append(raw)
-        else:
-            kept.append(str(path))
-    if outside:
-        return (
-            f"{name} {', '.join(outside)}: the {_OWN_FILE_FIELDS[name]} a run searches are "
-            "set by the server's operator; a caller may add only their own uploads"
-        )
-    return (kept,)
-
-
-def _hidden_below(path: Path, roots: list[Path]) -> bool:
-    """Whether ``path`` (resolved, so through any symlink) passes a dot-name below every
-    root that holds it: an indexed folder skips those, so a caller may not name them."""
-    return all(any(p.startswith(".") for p in path.relative_to(root).parts) for root in roots)

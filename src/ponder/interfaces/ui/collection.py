@@ -29,13 +29,14 @@ from ponder.core.errors import InvalidInputError
 from ponder.interfaces.ui.access import User
 from ponder.settings.callers import document_roots, operator_configuration
 from ponder.settings.environment import machine
+from ponder.settings.own_files import ARCHIVE_SUFFIX
 from ponder.settings.paths import data_folder
 
 MB = 1_000_000
 UPLOADS = "uploads"
 INCOMING = ".incoming-"  # a file still being received: hidden, so no index reads it
 LONGEST_NAME = 150  # bytes of UTF-8, well under any file system's 255
-ARCHIVE = ".zim"
+ARCHIVE = ARCHIVE_SUFFIX  # the archives a person may upload, when the operator allows
 
 
 class UploadRefused(InvalidInputError):
