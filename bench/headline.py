@@ -83,6 +83,23 @@ def heldout_cited(results: dict[str, Any], first: int | None) -> str | None:
     )
 
 
+def zim_cited(results: dict[str, Any], first: int | None) -> str | None:
+    tiny = (results.get("zim") or {}).get("tiny") or {}
+    rows = {shape: (tiny.get(shape) or {}).get("questions") for shape in ("zim", "zim_titles")}
+    local = (tiny.get("local") or {}).get("questions")
+    if not all(rows.values()) or not local:
+        return None
+
+    def cited(found: list[dict[str, Any]]) -> int:
+        return sum(r["cited"] for r in found[:first])
+
+    full, titles = cited(rows["zim"] or []), cited(rows["zim_titles"] or [])
+    return (
+        f"{full} of {len(local[:first])} with its full-text index, {titles} with titles only; "
+        f"{cited(local)} from the same pages as documents"
+    )
+
+
 def _formats_found(results: dict[str, Any], first: int | None) -> str | None:
     from formats import formats_found
 
@@ -126,6 +143,14 @@ FIGURES = [
         "formats",
         "your-documents-in-every-format",
         lambda results, first: _formats_found(results, first),
+    ),
+    Figure(
+        "A Kiwix ZIM archive of the same docs' library pages, searched offline: the 270M "
+        "model's report cites the answer page",
+        "zim",
+        "kiwix-zim-archives",
+        zim_cited,
+        rerun="make bench-zim",
     ),
     Figure(
         "The same 270M model on held-out questions (the Python FAQ's, test half, semantic "
