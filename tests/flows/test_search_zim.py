@@ -223,3 +223,19 @@ def test_an_archive_set_up_but_gone_is_no_offline_source(tmp_path: Path) -> None
     config = _config(zim=[str(tmp_path / "gone.zim")])  # search=auto, nothing else set up
     with pytest.raises(OfflineError):
         preflight(config, "tides", print)
+
+
+def test_an_uploaded_archive_is_cited_by_its_path_not_on_the_operators_kiwix_serve(
+    archives: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ponder's data folder holds what people upload to `ponder ui`: kiwix-serve has none."""
+    data = tmp_path / "data"
+    upload = data / "uploads" / "alice-1234" / "python-docs.zim"
+    upload.parent.mkdir(parents=True)
+    shutil.copy(archives["fulltext"], upload)
+    monkeypatch.setenv("PONDER_DATA_DIR", str(data))
+    config = _config(search="zim", zim=[str(upload)], kiwix_url="http://kiwix.lan:8080")
+    found = asyncio.run(
+        make_search(config, print, environment=here()).search("pseudo-random numbers", 3)
+    )
+    assert found and all(hit.url.startswith(f"{upload.resolve()}/") for hit in found)

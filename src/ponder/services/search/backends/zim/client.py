@@ -29,10 +29,16 @@ class ZimSearch:
     name = "zim"
 
     def __init__(
-        self, archives: Sequence[str], kiwix_url: str | None, warn: Warn, run: Run = sandbox.run
+        self,
+        archives: Sequence[str],
+        kiwix_url: str | None,
+        warn: Warn,
+        run: Run = sandbox.run,
+        unlinked: str | None = None,
     ) -> None:
         self.archives = [os.path.abspath(os.path.expanduser(path)) for path in archives]
         self.kiwix_url = kiwix_url
+        self.unlinked = unlinked  # a folder whose archives kiwix-serve does not serve
         self._warn = warn
         self._run = run  # in a parsing worker; the contract test's fixture runs it here
 
@@ -61,10 +67,15 @@ class ZimSearch:
         )
         return [self._result(path, article) for article in articles]
 
+    def _unlinked(self, path: str) -> bool:
+        if not self.unlinked:
+            return False
+        return os.path.realpath(path).startswith(os.path.join(self.unlinked, ""))
+
     def _result(self, path: str, article: archive.Article) -> SearchResult:
         snippet = " ".join(article.text[:SNIPPET_CHARS].split())
         origin: Origin
-        if self.kiwix_url:
+        if self.kiwix_url and not self._unlinked(path):
             book = quote(archive.book_name(path))
             url = f"{self.kiwix_url}/content/{book}/{quote(article.path)}"
             origin = "web"  # an address to open; its text is here already, never fetched
