@@ -74,3 +74,19 @@ def test_a_location_two_passages_share_is_named_once() -> None:
         thread_id="t",
     )
     assert render_html(report).count(where) == 1
+
+
+def test_a_table_in_the_report_is_a_table_and_its_citations_are_links() -> None:
+    """The docs' own tables, written as GFM pipe tables by pandoc, as a model writes one."""
+    import pypandoc
+
+    page = (python_docs() / "library/stdtypes.html").read_text(encoding="utf-8")
+    for table in re.findall(r"<table.*?</table>", page, re.S)[:4]:
+        rows = len(re.findall(r"<tr", table))
+        written = pypandoc.convert_text(table, "gfm-raw_html", format="html").strip()
+        assert written.startswith("|"), written
+        rendered = markdown_to_html(f"Compared [1]:\n\n{written}\n\nAs the docs say [1].", {1})
+        assert rendered.count('<table class="written">') == 1, rendered
+        assert len(re.findall(r"<tr>", rendered)) == rows
+        assert "|---" not in rendered and "| " not in rendered
+        assert rendered.count('<a class="cite" href="#source-1"') == 2

@@ -37,12 +37,16 @@ mark { background: #fff1a8; }
 ol.sources > li { margin-bottom: 1.2rem; }
 ol.sources > li:target { background: #fff6d5; }
 .origin { color: #666; font-size: 0.85em; }
+table.written { border-collapse: collapse; margin: 0.8rem 0; display: block; overflow-x: auto; }
+table.written th, table.written td { border: 1px solid #ccc; padding: 0.3rem 0.6rem;
+                                     text-align: left; vertical-align: top; }
 blockquote.passage { margin: 0.4rem 0 0.4rem 0; padding: 0.3rem 0.8rem; color: #333;
                      border-left: 3px solid #ccc; background: #fafafa; white-space: pre-wrap; }
 footer { margin-top: 2rem; color: #666; font-size: 0.85em; }
 @media (prefers-color-scheme: dark) {
   body { color: #e8e8e8; background: #161616; }
   blockquote.passage { color: #ddd; background: #222; border-color: #444; }
+  table.written th, table.written td { border-color: #444; }
   .evidence { color: #e8e8e8; background: #2b2716; border-color: #5c5432; }
   mark { background: #5c5020; color: #fff; }
   ol.sources > li:target { background: #3a3320; }

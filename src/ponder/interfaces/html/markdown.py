@@ -42,10 +42,13 @@ def markdown_to_html(markdown: str, citable: set[int], evidence: Evidence | None
     each showing the passage it rests on when ``evidence`` knows it."""
     from markdown_it import MarkdownIt  # installed with rich
 
-    engine = MarkdownIt("commonmark", {"html": False, "linkify": False})
+    # CommonMark, with GFM's pipe tables: models write comparisons as tables.
+    engine = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
     engine.core.ruler.after("block", "identifiers", _keep_identifiers)
     tokens = engine.parse(_fence_sessions(markdown))
     for token in tokens:
+        if token.type == "table_open":
+            token.attrSet("class", "written")  # the report's own: styled apart from the page's
         if token.type == "inline" and token.children:
             children = _merged_text(token.children)
             token.children = _link_citations(children, citable, evidence)
