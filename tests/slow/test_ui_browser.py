@@ -231,6 +231,26 @@ def test_a_clarifying_question_is_a_form_and_the_answer_resumes_the_run(
     tab.close()
 
 
+def test_a_hand_off_to_the_deep_pipeline_counts_the_sources_it_carries(
+    scripted: ScriptedBackend, ui: UiServer, browser: Any
+) -> None:
+    scripted.overrides["Reflection"] = {
+        "is_sufficient": False,
+        "knowledge_gap": "g",
+        "follow_up_queries": ["x"],
+        "scope": "broad",
+        "subtopics": ["moon orbit", "harbour pilots"],
+    }
+    tab = Page(browser, ui)
+    page = ask(tab, "Tides, harbours and the Moon", mode="auto")
+    wait_status(page, "done")
+    line = page.locator("#timeline li.handoff").inner_text()
+    carried = next(e for e in log_of(ui, page) if e["kind"] == "handoff")["data"]["sources"]
+    assert carried and f"with {len(carried)} source(s) already read" in line, line
+    assert "[object Object]" not in page.locator("#timeline").inner_text()
+    tab.close()
+
+
 def test_the_history_lists_a_cli_run_finds_it_and_deletes_it(
     rig: Rig, corpus: Path, tmp_path: Path, ui: UiServer, browser: Any
 ) -> None:

@@ -124,10 +124,13 @@ class RunView {
       }
       case "overruled": this.item(seq, "note", "The reflection was overruled: the findings so far are too thin."); break;
       case "warning": this.warning(seq, String(data.message || ""), String(data.shape || "")); break;
-      case "handoff":
+      case "handoff": {
+        // The event carries the sources themselves (number and address), not a count.
+        const carried = Array.isArray(data.sources) ? data.sources.length : Number(data.sources) || 0;
         this.item(seq, "handoff", el("strong", {}, "Handed to the deep pipeline"),
-          ` with ${data.sources || 0} source(s) already read`);
+          ` with ${carried} source(s) already read`);
         break;
+      }
       case "supervisor":
         this.item(seq, "supervisor", el("strong", {}, `Supervisor round ${data.round}: `),
           (data.subtopics || []).join(" · "));
