@@ -44,3 +44,28 @@ def test_a_citation_shows_its_passage_on_hover_and_marks_it_on_click(
     marked = page.locator(f"#source-{first.number} mark").first
     assert marked.is_visible() and first.quote[:40] in " ".join(marked.inner_text().split())
     page.close()
+
+
+def _luminance(rgb: str) -> float:
+    """Relative luminance (WCAG) of a computed ``rgb(r, g, b)``."""
+    values = [int(v) / 255 for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3]]
+    linear = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in values]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_in_the_dark_theme_every_link_is_readable(
+    rig: Rig, corpus: Path, tmp_path: Path, browser: object
+) -> None:
+    """WCAG's 4.5:1 for text, between each link and the page (it was browser blue on black)."""
+    report = research("How do tides work?", **over_corpus(rig, corpus, max_loops=1))
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(report), encoding="utf-8")
+    page = browser.new_page(color_scheme="dark")  # type: ignore[attr-defined]
+    page.goto(page_file.as_uri())
+    background = _luminance(page.evaluate("getComputedStyle(document.body).backgroundColor"))
+    colours = page.eval_on_selector_all("a", "els => els.map(e => getComputedStyle(e).color)")
+    assert colours, "the report has links (its citations)"
+    for colour in set(colours):
+        light, dark = sorted((_luminance(colour), background), reverse=True)
+        assert (light + 0.05) / (dark + 0.05) >= 4.5, colour
+    page.close()

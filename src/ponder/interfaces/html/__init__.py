@@ -45,6 +45,8 @@ blockquote.passage { margin: 0.4rem 0 0.4rem 0; padding: 0.3rem 0.8rem; color: #
 footer { margin-top: 2rem; color: #666; font-size: 0.85em; }
 @media (prefers-color-scheme: dark) {
   body { color: #e8e8e8; background: #161616; }
+  a { color: #8ab4f8; }
+  a:visited { color: #c58af9; }
   blockquote.passage { color: #ddd; background: #222; border-color: #444; }
   table.written th, table.written td { border-color: #444; }
   .evidence { color: #e8e8e8; background: #2b2716; border-color: #5c5432; }
