@@ -251,6 +251,27 @@ def test_a_hand_off_to_the_deep_pipeline_counts_the_sources_it_carries(
     tab.close()
 
 
+def test_a_question_over_the_limit_is_refused_with_the_limit_named_and_kept_whole(
+    ui: UiServer, browser: Any
+) -> None:
+    """Pasted whole, not cut at the limit without a word (the textarea's maxlength did)."""
+    from support import python_docs
+
+    from ponder.core.topic import MAX_TOPIC_CHARS
+
+    prose = (python_docs() / "tutorial" / "introduction.html").read_text(encoding="utf-8")
+    question = " ".join(re.sub(r"<[^>]+>", " ", prose).split())[: 3 * MAX_TOPIC_CHARS]
+    tab = Page(browser, ui)
+    page = tab.go("/")
+    page.fill("#topic", question)
+    page.click("form.ask button[type=submit]")
+    error = page.locator("#error, .error").first
+    error.wait_for(timeout=WAIT)
+    assert f"{len(question)} characters; the limit is {MAX_TOPIC_CHARS}" in error.inner_text()
+    assert page.input_value("#topic") == question, "what was typed is kept, whole"
+    tab.close()
+
+
 def test_the_history_lists_a_cli_run_finds_it_and_deletes_it(
     rig: Rig, corpus: Path, tmp_path: Path, ui: UiServer, browser: Any
 ) -> None:

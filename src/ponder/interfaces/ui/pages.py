@@ -9,7 +9,6 @@ from html import escape
 from typing import Any
 
 from ponder.core.result import Report
-from ponder.core.topic import MAX_TOPIC_CHARS
 from ponder.interfaces.html import report_body
 from ponder.settings.choices import Mode
 
@@ -89,7 +88,7 @@ def ask_form(form: dict[str, Any]) -> str:
     model = escape(form["model"])
     return f"""<form method="post" action="/runs" class="ask" id="ask">
 <label for="topic">Question</label>
-<textarea id="topic" name="topic" rows="3" required maxlength="{MAX_TOPIC_CHARS}"
+<textarea id="topic" name="topic" rows="3" required
  placeholder="What do you want to know?">{topic}</textarea>
 <fieldset><legend>Depth</legend>{modes}
 <label class="rounds">Rounds <input type="number" name="max_loops" min="1"
@@ -219,8 +218,8 @@ def _follow_up(thread: str, *, shown: bool) -> str:
         f'<form method="post" action="/runs/{thread}/follow-up" class="follow-up" id="follow"'
         f"{'' if shown else ' hidden'}>"
         '<label for="follow-up">Ask a follow-up (it builds on what this run found)</label>'
-        f'<textarea id="follow-up" name="topic" rows="2" required maxlength="{MAX_TOPIC_CHARS}">'
-        '</textarea><button type="submit">Ask</button></form>'
+        '<textarea id="follow-up" name="topic" rows="2" required></textarea>'
+        '<button type="submit">Ask</button></form>'
     )
 
 
