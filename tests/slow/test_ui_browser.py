@@ -135,6 +135,11 @@ def test_ask_watch_it_think_and_open_a_citations_evidence(
     box, width = evidence.bounding_box(), page.viewport_size["width"]
     assert box["x"] >= 0 and box["x"] + box["width"] <= width, "the passage stays in the window"
     tab.shot("citation-hover", full=False)
+    page.keyboard.press("Escape")
+    assert not evidence.is_visible(), "Escape closes the passage"
+    page.mouse.move(0, 0)
+    cite.hover()
+    assert evidence.is_visible(), "and it opens again on the next hover"
     number = cite.inner_text().strip("[]")
     cite.click()
     assert page.url.endswith(f"#source-{number}")

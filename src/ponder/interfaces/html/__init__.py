@@ -31,6 +31,7 @@ main { position: relative; }
             line-height: 1.4; color: #1d1d1f; background: #fffbe6; border: 1px solid #d9c98c;
             border-radius: 4px; box-shadow: 0 2px 8px rgba(0, 0, 0, 0.15); }
 .cited:hover .evidence, .cited:focus-within .evidence { display: block; }
+.cited.dismissed .evidence { display: none; }
 .evidence cite { display: block; margin-top: 0.3rem; color: #666; font-style: normal; }
 mark { background: #fff1a8; }
 .unsupported { font-size: 0.75em; vertical-align: super; color: #a33; cursor: help; }

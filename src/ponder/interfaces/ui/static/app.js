@@ -340,6 +340,20 @@ function wireDocuments() {
   }
 }
 
+// Escape closes the passage a citation shows (on hover or focus) until the pointer or the
+// focus leaves that citation.
+function dismissEvidence(event) {
+  if (event.key !== "Escape") return;
+  for (const open of document.querySelectorAll(".cited:hover, .cited:focus-within")) {
+    open.classList.add("dismissed");
+    const reopen = () => open.classList.remove("dismissed");
+    open.addEventListener("mouseleave", reopen, { once: true });
+    open.addEventListener("focusout", reopen, { once: true });
+  }
+}
+
+document.addEventListener("keydown", dismissEvidence);
+
 document.addEventListener("DOMContentLoaded", () => {
   loadModels();
   wireDocuments();
