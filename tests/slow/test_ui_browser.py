@@ -301,6 +301,12 @@ def test_the_history_lists_a_cli_run_finds_it_and_deletes_it(
         page.click("#exports a[href$='.json']")
     trail = Path(download.value.path()).read_text(encoding="utf-8")
     assert '"queries"' in trail and '"citations"' in trail
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.click("form[data-action=delete] button")
+    assert asked and "for good" in asked[0], "Delete asks first"
+    assert "/runs/" in page.url, "dismissed, nothing is deleted"
+    page.once("dialog", lambda dialog: dialog.accept())
     page.click("form[data-action=delete] button")
     page.wait_for_url("**/runs")
     assert page.get_by_role("link", name="Why are there two tides a day?").count() == 0

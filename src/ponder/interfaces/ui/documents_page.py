@@ -82,7 +82,8 @@ def _uploads(uploads: dict[str, Any]) -> str:
     rows = "".join(
         f"<tr><th scope=row>{escape(f['name'])}</th><td>{escape(f['size'])}</td>"
         f"<td>{escape(f['state'])}</td><td>"
-        '<form method="post" action="/documents/uploads/delete" class="inline delete-upload">'
+        '<form method="post" action="/documents/uploads/delete" class="inline delete-upload"'
+        f' data-confirm="Delete {escape(f["name"])} from your uploads?">'
         f'<input type="hidden" name="name" value="{escape(f["name"])}">'
         f'<button type="submit" class="quiet" aria-label="Delete {escape(f["name"])}">Delete'
         "</button></form></td></tr>"

@@ -17,6 +17,8 @@ MODES: dict[Mode, str] = {
     "loop": "Loop — search, read, reflect, repeat",
     "deep": "Deep — a brief, a supervisor and researchers side by side",
 }
+# What a Delete button asks first (app.js): a deleted run cannot be brought back.
+DELETE_RUN = "Delete this run? Its report, sources and history are removed for good."
 STATUS_WORDS = {
     "running": "running",
     "waiting": "waiting for your answer",
@@ -111,7 +113,8 @@ def run_list(records: list[Any], *, empty: str, deletable: bool = False) -> str:
     for record in records:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created))
         delete = (
-            f'<form method="post" action="/runs/{escape(record.thread_id)}/delete" class="inline">'
+            f'<form method="post" action="/runs/{escape(record.thread_id)}/delete" class="inline"'
+            f' data-confirm="{escape(DELETE_RUN)}">'
             f'<button type="submit" class="quiet" aria-label="Delete run: {escape(record.topic)}">'
             "Delete</button></form>"
             if deletable
@@ -189,7 +192,7 @@ def _controls(thread: str, status: str) -> str:
     buttons = [
         _button(thread, "stop", "Stop", shown=status == "running"),
         _button(thread, "resume", "Resume", shown=status in ("interrupted", "failed")),
-        _button(thread, "delete", "Delete", quiet=True),
+        _button(thread, "delete", "Delete", quiet=True, confirm=DELETE_RUN),
     ]
     exports = " ".join(
         f'<a href="/runs/{thread}/export.{kind}" download>{label}</a>'
@@ -203,13 +206,20 @@ def _controls(thread: str, status: str) -> str:
 
 
 def _button(
-    thread: str, action: str, label: str, *, quiet: bool = False, shown: bool = True
+    thread: str,
+    action: str,
+    label: str,
+    *,
+    quiet: bool = False,
+    shown: bool = True,
+    confirm: str = "",
 ) -> str:
     style = ' class="quiet"' if quiet else ""
     hidden = "" if shown else " hidden"
+    asks = f' data-confirm="{escape(confirm)}"' if confirm else ""
     return (
         f'<form method="post" action="/runs/{thread}/{action}" class="inline" '
-        f'data-action="{action}"{hidden}><button type="submit"{style}>{label}</button></form>'
+        f'data-action="{action}"{asks}{hidden}><button type="submit"{style}>{label}</button></form>'
     )
 
 

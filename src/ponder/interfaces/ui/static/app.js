@@ -354,6 +354,15 @@ function dismissEvidence(event) {
 
 document.addEventListener("keydown", dismissEvidence);
 
+// A form that removes something for good (a run, an upload) asks first: data-confirm.
+document.addEventListener("submit", (event) => {
+  const asks = event.target.dataset && event.target.dataset.confirm;
+  if (asks && !window.confirm(asks)) {
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  }
+}, true);
+
 document.addEventListener("DOMContentLoaded", () => {
   loadModels();
   wireDocuments();
