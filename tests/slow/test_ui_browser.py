@@ -299,6 +299,7 @@ def test_the_history_lists_a_cli_run_finds_it_and_deletes_it(
     page.locator("#report a.cite").first.wait_for(timeout=WAIT)
     with page.expect_download() as download:
         page.click("#exports a[href$='.json']")
+    assert download.value.suggested_filename == "why-are-there-two-tides-a-day.json"
     trail = Path(download.value.path()).read_text(encoding="utf-8")
     assert '"queries"' in trail and '"citations"' in trail
     asked: list[str] = []

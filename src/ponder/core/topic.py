@@ -5,6 +5,7 @@ Every way in checks it the same way (the API, the CLI, a chat client's last mess
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from ponder.core.errors import InvalidInputError
@@ -27,3 +28,16 @@ def clean_topic(topic: str) -> str:
             "Shorten it, or put background material in a document and pass it with --docs."
         )
     return text
+
+
+def slug(text: str, limit: int = 60) -> str:
+    """A file-name-safe slug: 'How do tides work?' → 'how-do-tides-work'."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
+    result = ""
+    for word in words:
+        candidate = f"{result}-{word}" if result else word
+        if len(candidate) > limit:
+            break
+        result = candidate
+    return result or (words[0][:limit] if words else "report")

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import sys
-import unicodedata
 from pathlib import Path
 
 from rich.console import Console
 
 from ponder.core.errors import InvalidInputError, StorageError
 from ponder.core.result import Report
+from ponder.core.topic import slug
 from ponder.core.untrusted import printable
 from ponder.interfaces.cli.progress import ProgressView
 
@@ -34,19 +33,6 @@ def output_target(topic: str, out: str | None, fmt: str | None) -> tuple[str, Pa
     if fmt is None:
         fmt = "html" if path.suffix.lower() in (".html", ".htm") else "md"
     return fmt, path
-
-
-def slug(text: str, limit: int = 60) -> str:
-    """A file-name-safe slug: 'How do tides work?' → 'how-do-tides-work'."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
-    result = ""
-    for word in words:
-        candidate = f"{result}-{word}" if result else word
-        if len(candidate) > limit:
-            break
-        result = candidate
-    return result or (words[0][:limit] if words else "report")
 
 
 def default_path(topic: str, fmt: str, folder: Path | None = None) -> Path:

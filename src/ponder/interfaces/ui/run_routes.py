@@ -13,6 +13,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ponder.api import history
 from ponder.core.errors import InvalidInputError, PonderError
+from ponder.core.topic import slug
 from ponder.interfaces.html import render_html, report_body
 from ponder.interfaces.ui import pages, shown
 from ponder.interfaces.ui.asking import continued
@@ -90,7 +91,7 @@ async def export(request: Request) -> Response:
     if record is None:
         return missing()
     kind = request.path_params["kind"]
-    name = f"ponder-{record.thread_id}.{kind}"
+    name = f"{slug(record.topic)}.{kind}"  # as the CLI names a report: after its question
     disposition = {"content-disposition": f'attachment; filename="{name}"'}
     if kind == "json":
         trail = shown.trail(user_of(request), await history.trail(record.thread_id))
