@@ -59,16 +59,10 @@ def make(built: Building) -> SearchBackend:
         raise SearchError(f"ZIM archive(s) missing: {', '.join(missing)} — check --zim.")
     for path in missing:
         built.warn(f"ZIM archive {path} does not exist; ignoring it.")
-    return ZimSearch(found, _own(built.config).kiwix_url, built.warn, unlinked=_uploads())
-
-
-def _uploads() -> str:
-    """ponder's own data folder: an archive there is a person's upload to ``ponder ui``,
-    which the operator's kiwix-serve does not serve, so it is cited by its path."""
-    from ponder.settings.environment import machine
-    from ponder.settings.paths import data_folder
-
-    return str(data_folder(machine()).resolve())
+    # ponder's own data folder holds what people upload to `ponder ui`, which the
+    # operator's kiwix-serve does not serve: an archive there is cited by its path.
+    uploads = str(built.environment.data_folder.resolve())
+    return ZimSearch(found, _own(built.config).kiwix_url, built.warn, unlinked=uploads)
 
 
 def ready(config: Configuration, environment: Environment) -> None:
