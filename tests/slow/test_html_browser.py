@@ -39,6 +39,10 @@ def test_a_citation_shows_its_passage_on_hover_and_marks_it_on_click(
     page.screenshot(path=str(shot))
     print(f"screenshot: {shot}")
 
+    passages = page.locator("ol.sources blockquote.passage")
+    assert passages.count() and not any(
+        passages.nth(i).is_visible() for i in range(passages.count())
+    ), "the sources' passages are folded: the report comes first"
     cite.click()
     assert page.url.endswith(f"#source-{first.number}")
     marked = page.locator(f"#source-{first.number} mark").first

@@ -37,6 +37,12 @@ mark { background: #fff1a8; }
 .unsupported { font-size: 0.75em; vertical-align: super; color: #a33; cursor: help; }
 ol.sources > li { margin-bottom: 1.2rem; }
 ol.sources > li:target { background: #fff6d5; }
+ol.sources > li:target > details.read::details-content { content-visibility: visible; }
+details.read summary { cursor: pointer; color: #555; font-size: 0.9em; }
+@media print {
+  details.read { display: none; }
+  ol.sources a[href^="http"]::after { content: " " attr(href); font-size: 0.85em; }
+}
 .origin { color: #666; font-size: 0.85em; }
 table.written { border-collapse: collapse; margin: 0.8rem 0; display: block; overflow-x: auto; }
 table.written th, table.written td { border: 1px solid #ccc; padding: 0.3rem 0.6rem;

@@ -40,10 +40,14 @@ def _source_item(source: SourceRef, citations: list[Citation]) -> str:
         )
         or "<p><em>No passage was kept for this source.</em></p>"
     )
+    kept = sum(1 for passage in source.passages if passage.strip())
+    # Folded: the report comes first. A citation's own passage shows on hover, and opens
+    # here when the citation is followed (li:target, in the page's style).
     return (
         f'<li id="source-{source.number}" value="{source.number}">{link} '
         f'<span class="origin">({origin})</span>\n'
-        f"<details open><summary>What was read</summary>\n{passages}\n</details></li>"
+        f'<details class="read"><summary>What was read ({kept} passage'
+        f"{'' if kept == 1 else 's'})</summary>\n{passages}\n</details></li>"
     )
 
 
