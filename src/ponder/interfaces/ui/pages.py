@@ -17,6 +17,11 @@ MODES: dict[Mode, str] = {
     "loop": "Loop — search, read, reflect, repeat",
     "deep": "Deep — a brief, a supervisor and researchers side by side",
 }
+# Shown while the page's stream of a run is down (app.js): a killed server, a lost network.
+CONNECTION_LOST = (
+    '<p class="error" role="status" id="connection" hidden>The connection to ponder was lost '
+    "— trying again. The run goes on if the server still runs.</p>"
+)
 # What a Delete button asks first (app.js): a deleted run cannot be brought back.
 DELETE_RUN = "Delete this run? Its report, sources and history are removed for good."
 STATUS_WORDS = {
@@ -158,6 +163,7 @@ def run_page(record: Any, report: Report | None, live: bool) -> str:
 <h1 id="topic">{escape(record.topic)}</h1>
 <p class="meta"><span id="status" class="status status-{escape(status)}">{escape(word)}</span>
  · run <code>{thread}</code>{_cost(report if status == "done" else None)}</p>
+{CONNECTION_LOST}
 {message}
 {_controls(thread, status)}
 <form method="post" action="/runs/{thread}/answer" id="clarify" class="clarify"{asking}>

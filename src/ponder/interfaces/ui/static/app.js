@@ -75,13 +75,24 @@ class RunView {
       this.last = seq;
       this.apply(seq, JSON.parse(message.data));
     });
+    // A lost server (killed, a network gone) is said at once; the browser keeps retrying,
+    // and the line goes when the stream is back.
+    source.addEventListener("error", () => {
+      if (source.readyState !== EventSource.OPEN) this.connection(false);
+    });
+    source.addEventListener("open", () => this.connection(true));
     source.addEventListener("end", (message) => {
+      this.connection(true);
       source.close();
       const ended = JSON.parse(message.data);
       const shown = document.getElementById("status").className;
       // A run killed with the server last logged "running": say how it really stands.
       if (ended.status !== "done" && !shown.endsWith(`status-${ended.status}`)) this.status(ended);
     });
+  }
+
+  connection(up) {
+    document.getElementById("connection").hidden = up;
   }
 
   item(seq, className, ...children) {
