@@ -260,6 +260,19 @@ def test_a_hand_off_to_the_deep_pipeline_counts_the_sources_it_carries(
     tab.close()
 
 
+def test_the_research_button_is_in_the_first_screen_on_a_phone_and_a_laptop(
+    ui: UiServer, browser: Any
+) -> None:
+    for width, height in ((375, 812), (1280, 900)):
+        tab = Page(browser, ui, width=width)
+        page = tab.go("/")
+        page.set_viewport_size({"width": width, "height": height})
+        box = page.locator("form.ask button[type=submit]").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= height, (width, box)
+        tab.shot(f"ask-{width}", full=False)
+        tab.close()
+
+
 def test_a_question_over_the_limit_is_refused_with_the_limit_named_and_kept_whole(
     ui: UiServer, browser: Any
 ) -> None:

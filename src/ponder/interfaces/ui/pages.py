@@ -97,6 +97,8 @@ def ask_form(form: dict[str, Any]) -> str:
 <label for="topic">Question</label>
 <textarea id="topic" name="topic" rows="3" required
  placeholder="What do you want to know?">{topic}</textarea>
+<button type="submit">Research</button>
+<h2 class="options">Options</h2>
 <fieldset><legend>Depth</legend>{modes}
 <label class="rounds">Rounds <input type="number" name="max_loops" min="1"
  max="{int(form["most_rounds"])}" value="{int(form["max_loops"])}"></label></fieldset>
@@ -106,7 +108,6 @@ def ask_form(form: dict[str, Any]) -> str:
 </span></div>
 <fieldset><legend>Search</legend>{searches}</fieldset>
 {documents}
-<button type="submit">Research</button>
 </form>
 """
 
