@@ -374,3 +374,21 @@ def test_index_jobs_are_limited_per_user_and_in_all_and_the_server_answers_meanw
         assert time.monotonic() < deadline
         time.sleep(0.1)
     assert alice.post("/documents", data={"path": folder}, headers=json).status_code == 200
+
+
+def test_a_search_that_cannot_work_here_is_shown_with_why_not_offered(
+    operator_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    with client() as page:
+        ask = page.get("/").text
+    tavily = re.search(
+        r'<label class="choice[^"]*">[^<]*<input[^>]*value="tavily"[^>]*>.*?</label>', ask
+    )
+    assert tavily is not None, "the operator sees every backend"
+    assert "disabled" in tavily.group(0) and "TAVILY_API_KEY" in tavily.group(0)
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    with client() as page:
+        ask = page.get("/").text
+    tavily = re.search(r'<input[^>]*value="tavily"[^>]*>', ask)
+    assert tavily is not None and "disabled" not in tavily.group(0)

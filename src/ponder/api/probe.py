@@ -28,6 +28,25 @@ def search_ready(config: Configuration) -> None:
     ready(config, read_environment())
 
 
+def search_problems(names: list[str], config: Configuration) -> dict[str, str]:
+    """Why each of ``names``, chosen alone, cannot work as ``config`` is set up (no key, an
+    address unset, no archive): what the ask page shows beside it, instead of a choice."""
+    from ponder.core.errors import SearchError
+    from ponder.services.search.registry import plugin
+
+    environment = read_environment()
+    found = {}
+    for name in names:
+        check = plugin(name).ready
+        if check is None:
+            continue
+        try:
+            check(config.model_copy(update={"search": name}), environment)
+        except SearchError as exc:
+            found[name] = str(exc)
+    return found
+
+
 def search_verdicts(config: Configuration) -> list[tuple[bool, str]]:
     """Whether each backend the configured search uses can be reached, and what to do when
     it cannot: the documents first, then each backend in its order (hybrid: each it

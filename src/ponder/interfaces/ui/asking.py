@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ponder.api.probe import model_server, search_ready
+from ponder.api.probe import model_server, search_problems, search_ready
 from ponder.core.errors import ConfigurationError, InvalidInputError, OllamaUnavailableError
 from ponder.core.topic import clean_topic
 from ponder.interfaces.doctor import ollama_checks
@@ -68,6 +68,7 @@ def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
         **values,
         "most_rounds": most_rounds,
         "searches": searches,
+        "unusable": search_problems(searches, operator),
         "roots": roots,
         "held": held,
         "server": server if user.operator else "",

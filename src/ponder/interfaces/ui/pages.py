@@ -71,11 +71,7 @@ def ask_form(form: dict[str, Any]) -> str:
         f"{' checked' if form['mode'] == mode else ''}> {escape(words)}</label>"
         for mode, words in MODES.items()
     )
-    searches = "".join(
-        f'<label class="choice"><input type="checkbox" name="search" value="{escape(name)}"'
-        f"{' checked' if name in form['search'] else ''}> {escape(name)}</label>"
-        for name in form["searches"]
-    )
+    searches = "".join(_search_choice(name, form) for name in form["searches"])
     docs = "".join(
         f'<label class="choice"><input type="checkbox" name="docs" value="{escape(root)}"'
         f"{' checked' if root in form['docs'] else ''}> <code>{escape(root)}</code></label>"
@@ -110,6 +106,22 @@ def ask_form(form: dict[str, Any]) -> str:
 {documents}
 </form>
 """
+
+
+def _search_choice(name: str, form: dict[str, Any]) -> str:
+    """A search backend to tick; one that cannot work here (no key…) is shown with why."""
+    why = form.get("unusable", {}).get(name)
+    if why:
+        return (
+            f'<label class="choice unusable"><input type="checkbox" name="search" '
+            f'value="{escape(name)}" disabled> {escape(name)} '
+            f'<span class="hint">— cannot work here: {escape(why)}</span></label>'
+        )
+    checked = " checked" if name in form["search"] else ""
+    return (
+        f'<label class="choice"><input type="checkbox" name="search" value="{escape(name)}"'
+        f"{checked}> {escape(name)}</label>"
+    )
 
 
 def run_list(records: list[Any], *, empty: str, deletable: bool = False) -> str:
