@@ -68,7 +68,8 @@ def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
         **values,
         "most_rounds": most_rounds,
         "searches": searches,
-        "unusable": search_problems(searches, operator),
+        # As this user's runs would be set up: their own archives make search=zim work.
+        "unusable": search_problems(searches, operator.model_copy(update=_own_references(user))),
         "roots": roots,
         "held": held,
         "server": server if user.operator else "",
