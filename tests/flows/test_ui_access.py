@@ -260,7 +260,9 @@ def test_a_search_backend_that_cannot_be_reached_says_so_at_once_and_what_to_che
         assert closed in ended["message"] and "check searxng_url" in ended["message"]
         assert not [e for e in log if e["kind"] == "node_start" and e["node"] != "take_question"]
         page = ui.get(path).text
-        assert "check searxng_url" in page and "--docs" in page
+        said = re.search(r'<p class="error" role="alert" id="message">(.*?)</p>', page, re.S)
+        assert said is not None and "check searxng_url" in said.group(1)
+        assert "--docs" not in said.group(1) and "Documents page" in said.group(1), said.group(1)
 
 
 def test_a_callers_rounds_are_held_to_the_operators_ceiling_and_the_operators_are_not(

@@ -16,6 +16,7 @@ from typing import Any
 from ponder.core.result import Report
 from ponder.interfaces.ui import collection
 from ponder.interfaces.ui.access import User
+from ponder.interfaces.ui.wording import for_the_page
 from ponder.settings.caller_view import CallerView
 from ponder.settings.callers import operator_configuration
 
@@ -29,8 +30,9 @@ def view_for(user: User) -> CallerView | None:
 
 
 def text(user: User, message: str) -> str:
+    """An error or a refusal as this user is shown it, in the page's words."""
     view = view_for(user)
-    return message if view is None else view.text(message)
+    return for_the_page(message if view is None else view.text(message))
 
 
 def event(view: CallerView | None, data: dict[str, Any]) -> dict[str, Any]:
@@ -39,10 +41,9 @@ def event(view: CallerView | None, data: dict[str, Any]) -> dict[str, Any]:
 
 def record(user: User, run: Any) -> Any:
     """A run's history entry, its message (why it failed) shown."""
-    view = view_for(user)
-    if view is None or not run.message:
+    if not run.message:
         return run
-    return dataclasses.replace(run, message=view.text(run.message))
+    return dataclasses.replace(run, message=text(user, run.message))
 
 
 def report(user: User, written: Report | None) -> Report | None:
