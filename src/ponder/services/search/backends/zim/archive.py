@@ -19,11 +19,12 @@ import contextlib
 import html
 import math
 import os
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from ponder.services.text.extraction import html_to_text, page_text
+from ponder.services.text.passages import bm25_scores
 from ponder.services.text.words import content_words, stem, stems
 
 MAX_TERMS = 8  # words of a query searched one by one
@@ -108,25 +109,8 @@ def by_text(pages: list[_Page], query: str) -> list[_Page]:
     """``pages`` ranked by BM25 on their text, among themselves: a title index finds the
     candidates, their words choose among them (the quick parse: only the chosen are read
     for their main text)."""
-    terms = {stem(word) for word in content_words(query)}
-    counted = [Counter(stem(w) for w in content_words(page_text(p.markup))) for p in pages]
-    lengths = [max(sum(count.values()), 1) for count in counted]
-    average = sum(lengths) / max(len(lengths), 1)
-    frequency = {t: sum(1 for count in counted if count[t]) for t in terms}
-    total = len(pages)
-
-    def score(count: Counter[str], length: int) -> float:
-        return sum(
-            math.log(1 + (total - frequency[t] + 0.5) / (frequency[t] + 0.5))
-            * count[t]
-            * 2.2
-            / (count[t] + 1.2 * (0.25 + 0.75 * length / average))
-            for t in terms
-            if count[t]
-        )
-
-    scores = [score(count, length) for count, length in zip(counted, lengths, strict=True)]
-    return [pages[i] for i in sorted(range(total), key=lambda i: -scores[i])]
+    scores = bm25_scores([page_text(page.markup) for page in pages], query, k1=1.2)
+    return [pages[i] for i in sorted(range(len(pages)), key=lambda i: -scores[i])]
 
 
 def ranked(archive: Any, query: str, limit: int) -> list[str]:
