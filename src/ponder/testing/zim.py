@@ -12,30 +12,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from libzim.writer import Creator, Hint, Item, StringProvider
+from ponder.services.search.backends.zim.writing import write_archive
 
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S | re.I)
-
-
-class _Page(Item):
-    def __init__(self, path: str, title: str, markup: str) -> None:
-        super().__init__()
-        self._path, self._title, self._html = path, title, markup
-
-    def get_path(self) -> str:
-        return self._path
-
-    def get_title(self) -> str:
-        return self._title
-
-    def get_mimetype(self) -> str:
-        return "text/html"
-
-    def get_contentprovider(self) -> StringProvider:
-        return StringProvider(self._html)
-
-    def get_hints(self) -> dict[Hint, int]:
-        return {Hint.FRONT_ARTICLE: True}
 
 
 def page_title(markup: str, fallback: str) -> str:
@@ -49,20 +28,15 @@ def write_zim(
 ) -> Path:
     """An archive at ``out`` of ``pages`` (paths under ``root``, e.g. library/gzip.html),
     each kept at its own path."""
-    chosen = list(pages)
-    with Creator(str(out)).config_indexing(fulltext, "eng") as creator:
-        creator.set_mainpath(chosen[0])
-        for name, value in (
-            ("Title", title or "Python 3.11 documentation"),
-            ("Description", "The Python 3.11 documentation, from Debian's python3.11-doc"),
-            ("Language", "eng"),
-            ("Creator", "Python Software Foundation"),
-            ("Publisher", "ponder's tests"),
-            ("Name", out.stem),
-            ("Date", "2023-01-01"),
-        ):
-            creator.add_metadata(name, value)
-        for name in chosen:
-            markup = (root / name).read_text(encoding="utf-8", errors="replace")
-            creator.add_item(_Page(name, page_title(markup, name), markup))
-    return out
+    metadata = {
+        "Title": title or "Python 3.11 documentation",
+        "Description": "The Python 3.11 documentation, from Debian's python3.11-doc",
+        "Language": "eng",
+        "Creator": "Python Software Foundation",
+        "Publisher": "ponder's tests",
+        "Name": out.stem,
+        "Date": "2023-01-01",
+    }
+    read = ((name, (root / name).read_text(encoding="utf-8", errors="replace")) for name in pages)
+    written = ((name, page_title(markup, name), markup) for name, markup in read)
+    return write_archive(out, written, fulltext=fulltext, metadata=metadata)

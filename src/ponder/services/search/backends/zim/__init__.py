@@ -112,9 +112,14 @@ def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
     from ponder.services.text.sandbox import ParseFailed
 
     count = 0 if mode == "empty" else 8
-    path = _write_archive(
-        folder / "contract.zim", [f"Contract tides number {i}." for i in range(count)]
-    )
+    from ponder.services.search.backends.zim.writing import write_archive
+
+    texts = [f"Contract tides number {i}." for i in range(count)] or ["Nothing here."]
+    pages = [
+        (f"a{n}", f"Article {n}", f"<html><body><p>{t}</p></body></html>")
+        for n, t in enumerate(texts)
+    ]
+    path = write_archive(folder / "contract.zim", pages)  # libzim needs a page: one of none
     if mode == "failing":
 
         def broken(*_: Any) -> Any:
@@ -137,36 +142,6 @@ def contract(mode: str, folder: Path, patch: Patch) -> SearchBackend:
             raise ParseFailed(str(exc)) from None
 
     return ZimSearch([str(path)], None, warn=print, run=here)
-
-
-def _write_archive(path: Path, texts: list[str]) -> Path:
-    """An archive of one HTML article per text (and a page of none, libzim needs one)."""
-    from libzim.writer import Creator, Hint, Item, StringProvider
-
-    class Page(Item):
-        def __init__(self, number: int, text: str) -> None:
-            super().__init__()
-            self.number, self.text = number, text
-
-        def get_path(self) -> str:
-            return f"a{self.number}"
-
-        def get_title(self) -> str:
-            return f"Article {self.number}"
-
-        def get_mimetype(self) -> str:
-            return "text/html"
-
-        def get_contentprovider(self) -> StringProvider:
-            return StringProvider(f"<html><body><p>{self.text}</p></body></html>")
-
-        def get_hints(self) -> dict[Hint, int]:
-            return {Hint.FRONT_ARTICLE: True}
-
-    with Creator(str(path)).config_indexing(True, "eng") as creator:
-        for number, text in enumerate(texts or ["Nothing here."]):
-            creator.add_item(Page(number, text if texts else "Nothing here."))
-    return path
 
 
 register(
