@@ -10,7 +10,7 @@ once (:func:`~ponder.settings.environment.read_environment`) and passes them dow
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncGenerator, AsyncIterator, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -77,7 +77,7 @@ async def stream(
     ask: Ask | None = None,
     server: str | None = None,
     **config: Any,
-) -> AsyncIterator[ProgressEvent | Report]:
+) -> AsyncGenerator[ProgressEvent | Report, None]:
     """Yield :class:`ProgressEvent` objects while researching, then the :class:`Report`."""
     clean = clean_topic(topic)
     environment = read_environment()
@@ -155,7 +155,7 @@ async def stream_resume(
     server: str | None = None,
     anew: bool = False,
     **config: Any,
-) -> AsyncIterator[ProgressEvent | Report]:
+) -> AsyncGenerator[ProgressEvent | Report, None]:
     """Like :func:`stream`, for a run that already has a checkpoint. Its settings are the
     ones it stored, ``config`` over them; ``anew``: ``config`` over today's environment
     instead (a served caller's continuation, its options vetted again today)."""
@@ -197,7 +197,7 @@ async def stream_resume(
 
 async def stream_followup(
     thread_id: str, question: str, *, ask: Ask | None = None, anew: bool = False, **config: Any
-) -> AsyncIterator[ProgressEvent | Report]:
+) -> AsyncGenerator[ProgressEvent | Report, None]:
     """A follow-up question on a finished run: it builds on the sources and findings that
     run kept (the thread's next turn), and its report answers the new question. Settings
     as :func:`stream_resume` takes them."""

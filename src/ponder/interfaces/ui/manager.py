@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,7 +173,7 @@ class RunManager:
             await waiting.wait()
 
     def _launch(
-        self, thread_id: str, items: AsyncIterator[ProgressEvent | Report], by: str
+        self, thread_id: str, items: AsyncGenerator[ProgressEvent | Report, None], by: str
     ) -> None:
         run = self.run(thread_id)
         if run.live:
@@ -185,13 +185,17 @@ class RunManager:
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush_often())
 
-    async def _drive(self, run: Run, items: AsyncIterator[ProgressEvent | Report]) -> None:
+    async def _drive(self, run: Run, items: AsyncGenerator[ProgressEvent | Report, None]) -> None:
         try:
-            async for item in items:
-                if isinstance(item, Report):
-                    run.add({"kind": "status", "status": "done", "stats": item.stats.model_dump()})
-                else:
-                    run.add(item.model_dump())
+            # Closed here, not whenever the loop collects it: a stopped run's checkpointer
+            # lets go of its database before the page may resume the run.
+            async with contextlib.aclosing(items):
+                async for item in items:
+                    if isinstance(item, Report):
+                        stats = item.stats.model_dump()
+                        run.add({"kind": "status", "status": "done", "stats": stats})
+                    else:
+                        run.add(item.model_dump())
         except ClarificationNeeded as exc:
             run.add({"kind": "status", "status": "waiting", "question": exc.question})
         except asyncio.CancelledError:
