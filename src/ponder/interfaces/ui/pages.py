@@ -45,7 +45,7 @@ def layout(title: str, body: str, *, page: str = "") -> str:
         '<link rel="icon" href="data:,">\n'
         '<link rel="stylesheet" href="/report.css">\n'
         '<link rel="stylesheet" href="/static/style.css">\n'
-        '<script src="/static/app.js" defer></script>\n</head>\n<body>\n'
+        '<script type="module" src="/static/app.js"></script>\n</head>\n<body>\n'
         '<a class="skip" href="#main">Skip to content</a>\n'
         f'<header class="bar"><a class="brand" href="/">ponder</a>'
         f'<nav aria-label="Main">{nav}</nav></header>\n'
