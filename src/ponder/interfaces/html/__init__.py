@@ -29,15 +29,24 @@ main { position: relative; }
             margin-top: 0.3rem; padding: 0.5rem 0.7rem; font-size: 0.85rem;
             white-space: pre-wrap; text-align: left; vertical-align: baseline;
             line-height: 1.4; color: #1d1d1f; background: #fffbe6; border: 1px solid #d9c98c;
-            border-radius: 4px; box-shadow: 0 2px 8px rgba(0, 0, 0, 0.15); }
+            border-radius: 4px; box-shadow: 0 2px 8px rgba(0, 0, 0, 0.15);
+            max-height: 45vh; overflow-y: auto; }
 .cited:hover .evidence, .cited:focus-within .evidence { display: block; }
 .cited.dismissed .evidence { display: none; }
 .evidence cite { display: block; margin-top: 0.3rem; color: #666; font-style: normal; }
 mark { background: #fff1a8; }
 .unsupported { font-size: 0.75em; vertical-align: super; color: #a33; cursor: help; }
-ol.sources > li { margin-bottom: 1.2rem; }
+ol.sources { list-style: none; padding: 0; display: grid; gap: 0.6rem; }
+ol.sources > li.card { display: flex; gap: 0.7rem; align-items: flex-start; margin: 0;
+                       padding: 0.55rem 0.8rem; border: 1px solid #d8dbe0; border-radius: 8px; }
+li.card .number { flex: none; min-width: 1.7rem; height: 1.7rem; border-radius: 999px;
+                  display: inline-grid; place-items: center; font-size: 0.85rem;
+                  font-weight: 600; color: #1a5fb4; background: #eaf1fb; }
+.card-body { flex: 1; min-width: 0; overflow-wrap: anywhere; }
+.card-body p.origin { margin: 0.15rem 0 0.1rem; }
+.card-body code.path { font-size: 0.95em; }
 ol.sources > li:target { background: #fff6d5; }
-ol.sources > li:target > details.read::details-content { content-visibility: visible; }
+ol.sources > li:target details.read::details-content { content-visibility: visible; }
 details.read summary { cursor: pointer; color: #555; font-size: 0.9em; }
 @media print {
   details.read { display: none; }
@@ -59,6 +68,8 @@ footer { margin-top: 2rem; color: #666; font-size: 0.85em; }
   .evidence { color: #e8e8e8; background: #2b2716; border-color: #5c5432; }
   mark { background: #5c5020; color: #fff; }
   ol.sources > li:target { background: #3a3320; }
+  ol.sources > li.card { border-color: #3a3d42; }
+  li.card .number { color: #8ab4f8; background: #1f2a3a; }
 }
 """
 

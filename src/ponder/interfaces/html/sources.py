@@ -4,6 +4,8 @@ marked; and the page's footer."""
 from __future__ import annotations
 
 import html
+from pathlib import PurePath
+from urllib.parse import urlsplit
 
 from ponder.core.result import Citation, Report, SourceRef
 from ponder.core.sources import byline
@@ -17,20 +19,35 @@ def sources_section(sources: list[SourceRef], citations: list[Citation]) -> str:
 
 
 def _source_item(source: SourceRef, citations: list[Citation]) -> str:
+    """A compact card: number, title, site or file type, who and when, and what was read
+    (folded: the report comes first; a followed citation opens it, li:target in the style)."""
     title = html.escape(source.title or source.url)
     where = html.escape(source.url)
-    if source.url.startswith(("http://", "https://")):
-        link = f'<a href="{where}" rel="noreferrer noopener">{title}</a>'
-    else:
-        link = f"<strong>{title}</strong> <code>{where}</code>"
+    web = source.url.startswith(("http://", "https://"))
+    link = (
+        f'<a href="{where}" rel="noreferrer noopener">{title}</a>'
+        if web
+        else f"<strong>{title}</strong>"
+    )
     # Two passages picked from one search hit share its location: name it once.
-    locations = ", ".join(html.escape(loc) for loc in dict.fromkeys(source.locations) if loc)
-    origin = html.escape(source.origin) + (f" · {locations}" if locations else "")
+    locations = [html.escape(loc) for loc in dict.fromkeys(source.locations) if loc]
+    facts = " · ".join([html.escape(site_or_type(source)), *locations])
+    facts += "" if web else f' · <code class="path">{where}</code>'
     by = html.escape(byline(source.model_dump()))  # type: ignore[arg-type]
-    link += f' <span class="byline">{by}</span>' if by else ""
+    facts += f' · <span class="byline">{by}</span>' if by else ""
     if source.link and source.link.startswith(("http://", "https://")):
         to = html.escape(source.link)
-        link += f' <a class="published" href="{to}" rel="noreferrer noopener">{to}</a>'
+        facts += f' · <a class="published" href="{to}" rel="noreferrer noopener">{to}</a>'
+    return (
+        f'<li id="source-{source.number}" value="{source.number}" class="card" '
+        f'data-cite="{html.escape(reference_line(source))}">'
+        f'<span class="number" aria-hidden="true">{source.number}</span>'
+        f'<div class="card-body">{link}\n<p class="origin">{facts}</p>\n'
+        f"{_read(source, citations)}</div></li>"
+    )
+
+
+def _read(source: SourceRef, citations: list[Citation]) -> str:
     spans = [(c.passage, c.start, c.end) for c in citations if c.number == source.number]
     passages = (
         "\n".join(
@@ -41,14 +58,31 @@ def _source_item(source: SourceRef, citations: list[Citation]) -> str:
         or "<p><em>No passage was kept for this source.</em></p>"
     )
     kept = sum(1 for passage in source.passages if passage.strip())
-    # Folded: the report comes first. A citation's own passage shows on hover, and opens
-    # here when the citation is followed (li:target, in the page's style).
     return (
-        f'<li id="source-{source.number}" value="{source.number}">{link} '
-        f'<span class="origin">({origin})</span>\n'
         f'<details class="read"><summary>What was read ({kept} passage'
-        f"{'' if kept == 1 else 's'})</summary>\n{passages}\n</details></li>"
+        f"{'' if kept == 1 else 's'})</summary>\n{passages}\n</details>"
     )
+
+
+def site_or_type(source: SourceRef) -> str:
+    """Where a source is from, in a word or two: a web page's site, a file's type (a ZIM
+    archive's article is named by its archive)."""
+    if source.url.startswith(("http://", "https://")):
+        return (urlsplit(source.url).hostname or "web page").removeprefix("www.")
+    if source.origin == "mcp":
+        return "MCP tool"
+    archive, found, _article = source.url.partition(".zim/")
+    if found:
+        return f"ZIM · {PurePath(archive).name}.zim"
+    suffix = PurePath(source.url.split("#", 1)[0]).suffix.lstrip(".").upper()
+    return f"{suffix} file" if suffix else "file"
+
+
+def reference_line(source: SourceRef) -> str:
+    """The source as one line to paste: who and when, the title, where to find it."""
+    by = byline(source.model_dump())  # type: ignore[arg-type]
+    found_at = source.link or source.url
+    return " ".join(part for part in (by, f"{source.title or source.url}.", found_at) if part)
 
 
 def _marked(passage: str, index: int, spans: list[tuple[int, int, int]]) -> str:

@@ -1,24 +1,13 @@
 // ponder ui: the live parts of the pages. Every page works without this script; it adds
-// the model list (ask.js), a run's live progress (run.js), indexing progress and uploads
-// (documents.js). Modules, served from the package: the page loads nothing from outside.
+// the model list (ask.js), a run's live progress (run.js), copy buttons (copy.js), evidence
+// kept on screen (evidence.js), indexing progress and uploads (documents.js). Modules,
+// served from the package: the page loads nothing from outside.
 
 import { loadModels } from "./ask.js";
+import { wireCopying } from "./copy.js";
 import { wireDocuments } from "./documents.js";
+import { wireEvidence } from "./evidence.js";
 import { RunView } from "./run.js";
-
-// Escape closes the passage a citation shows (on hover or focus) until the pointer or the
-// focus leaves that citation.
-function dismissEvidence(event) {
-  if (event.key !== "Escape") return;
-  for (const open of document.querySelectorAll(".cited:hover, .cited:focus-within")) {
-    open.classList.add("dismissed");
-    const reopen = () => open.classList.remove("dismissed");
-    open.addEventListener("mouseleave", reopen, { once: true });
-    open.addEventListener("focusout", reopen, { once: true });
-  }
-}
-
-document.addEventListener("keydown", dismissEvidence);
 
 // A form that removes something for good (a run, an upload) asks first: data-confirm.
 document.addEventListener("submit", (event) => {
@@ -31,6 +20,8 @@ document.addEventListener("submit", (event) => {
 
 document.addEventListener("DOMContentLoaded", () => {
   loadModels();
+  wireCopying();
+  wireEvidence();
   wireDocuments();
   const run = document.querySelector(".run[data-run]");
   if (run) new RunView(run).connect();
