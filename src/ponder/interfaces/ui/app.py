@@ -145,7 +145,8 @@ async def _start(request: Request) -> Response:
 
 
 async def _models(request: Request) -> JSONResponse:
-    return JSONResponse(await asyncio.to_thread(models_info, user_of(request)))
+    wanted = request.query_params.get("model") or None  # the one the picker shows now
+    return JSONResponse(await asyncio.to_thread(models_info, user_of(request), wanted))
 
 
 # -- history and one run -----------------------------------------------------------------

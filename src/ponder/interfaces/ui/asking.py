@@ -76,9 +76,11 @@ def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
     }
 
 
-def models_info(user: User) -> dict[str, Any]:
-    """What the model picker shows: the server's models (a caller's allowed ones), or why
-    there are none and what to do."""
+def models_info(user: User, wanted: str | None = None) -> dict[str, Any]:
+    """What the model picker shows: the server's models (a caller's allowed ones), the one
+    it picks (``wanted`` when the server has it, else the configured model, else the first
+    one there), and the health of a run with that one — or why there are none and what to
+    do. A configured model the server lacks is said once, beside the one picked instead."""
     operator = operator_configuration()
     url = operator.openai_base_url if operator.provider == "openai" else operator.ollama_hosts[0]
     try:
@@ -90,15 +92,27 @@ def models_info(user: User) -> dict[str, Any]:
     if not user.operator:
         allowed = {operator.model, *operator.caller_models}
         models = [m for m in models if m in allowed]
-    checks = ollama_checks(operator)
+    chosen = _picked(models, wanted, operator.model)
+    checks = ollama_checks(operator.model_copy(update={"model": chosen}))
     problems = [c.message for c in checks if c.outcome == "fail"]
+    missing = operator.model not in models and chosen != operator.model
     return {
         "ok": not problems,
         "kind": served.kind,
         "models": models,
         "default": operator.model,
+        "chosen": chosen,
+        "note": f"{operator.model} is not on the model server: {chosen} is used instead."
+        if missing
+        else None,
         "error": shown.text(user, problems[0]) if problems else None,
     }
+
+
+def _picked(models: list[str], wanted: str | None, default: str) -> str:
+    if wanted in models:
+        return str(wanted)
+    return default if default in models or not models else models[0]
 
 
 def run_options(user: User, submitted: Form) -> tuple[str, dict[str, Any], dict[str, Any]]:
