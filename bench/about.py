@@ -285,8 +285,13 @@ structured answer; the target applies here: the page adds under 1 %). The time f
 click to the checked report on the page; each streamed piece's way from the rig to the
 page's draft (target: median under 100 ms); the first contentful paint of the ask page and
 of a report's page (target under 300 ms). Chromium is Debian's, driven by Playwright.
+How much page a finished focused report takes, its sources folded as the page shows them:
+the quality benchmark's first question, researched by the scripted rig over that
+benchmark's corpus and asked from the page, its height in window heights (target at
+1280×900: at most 1.5; issue 46 measured 6,264 px, 7 windows, before the sources folded).
 """,
-        f"{PY} bench/run.py --only ui",
+        f"{PY} bench/run.py --only ui ui_height",
+        also=("ui_height",),
     ),
     Part(
         "hostile",

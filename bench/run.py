@@ -46,7 +46,8 @@ One module per benchmark, each named as its figures are in the JSON:
   exhaust a reader, beside an honest one: wall time and the peak memory of the run's
   process tree (target: under 30 s and 1 GB, issue 31)
 - the web UI (ui.py): its overhead on a run's wall time (target < 1 %), a streamed token's
-  way to the page (target: median < 100 ms) and the first paint (target < 300 ms)
+  way to the page (target: median < 100 ms) and the first paint (target < 300 ms); a
+  finished focused report's page height (ui_height.py, target ≤ 1.5 windows at 1280×900)
 - local search (bench_search.py), document extraction and indexing (documents.py), the
   formats people keep (formats.py: the same FAQ questions over sixty Python docs pages as
   DOCX, ODT, EPUB, PPTX, notebooks, LaTeX, Org and Markdown, answer pages found as in the
@@ -93,6 +94,7 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
     from startup import bench_startup
     from tides import make_corpus, note
     from ui import bench_ui
+    from ui_height import bench_report_height
 
     corpus = make_corpus(work / "corpus")
     chosen: list[tuple[str, Callable[[], Any]]] = [
@@ -102,6 +104,7 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
         ("several_hosts", lambda: bench_hosts(corpus)),
         ("startup", bench_startup),
         ("ui", lambda: bench_ui(corpus)),
+        ("ui_height", bench_report_height),
         ("hostile", bench_hostile),
     ]
     if not args.no_tiny:

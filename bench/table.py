@@ -23,6 +23,7 @@ def part_rows(results: dict[str, Any]) -> list[tuple[str, Rows]]:
     from multipart import table_rows as multipart_rows
     from strong_prose import table_rows as strong_prose_rows
     from ui import table_rows as ui_rows
+    from ui_height import table_rows as ui_height_rows
 
     search = results.get("search") or {}
     parts: list[tuple[str, Rows]] = [
@@ -51,6 +52,7 @@ def part_rows(results: dict[str, Any]) -> list[tuple[str, Rows]]:
         ("semantic", semantic_rows(results.get("semantic") or {})),
         ("startup", startup_rows(results.get("startup"))),
         ("ui", ui_rows(results.get("ui") or {})),
+        ("ui_height", ui_height_rows(results.get("ui_height") or {})),
         ("hostile", hostile_rows(results.get("hostile") or {})),
     ]
     return [(name, rows) for name, rows in parts if rows]
