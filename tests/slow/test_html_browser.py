@@ -73,3 +73,40 @@ def test_in_the_dark_theme_every_link_is_readable(
         light, dark = sorted((_luminance(colour), background), reverse=True)
         assert (light + 0.05) / (dark + 0.05) >= 4.5, colour
     page.close()
+
+
+def _printed(page: object) -> str:
+    """What the browser prints of the page (its PDF's text, as a printer gets it)."""
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(page.pdf())  # type: ignore[attr-defined]
+    text = "\n".join(pdf[i].get_textpage().get_text_range() for i in range(len(pdf)))
+    return " ".join(text.replace("\ufffe", "-").split())  # pdfium's mark of a line broken at "-"
+
+
+def test_printed_the_sources_paths_stay_and_their_passages_only_when_opened(
+    rig: Rig, corpus: Path, tmp_path: Path, browser: object
+) -> None:
+    report = research("How do tides work?", **over_corpus(rig, corpus, max_loops=1))
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(report), encoding="utf-8")
+    source = report.cited_sources()[0]
+    # A stretch of what was read that the report's own sentences do not repeat.
+    body = " ".join(report.markdown.split())
+    unread = next(
+        " ".join(words[i : i + 6])
+        for words in (p.split() for p in source.passages)
+        for i in range(len(words) - 6)
+        if " ".join(words[i : i + 6]) not in body
+    )
+    page = browser.new_page()  # type: ignore[attr-defined]
+    page.goto(page_file.as_uri())
+    printed = _printed(page)
+    unwrapped = printed.replace(" ", "")  # a long path wraps anywhere
+    assert source.url.replace(" ", "") in unwrapped, "a source's address is printed"
+    assert unread not in printed, "the passages are left out of a print"
+    heading = report.markdown.splitlines()[0].lstrip("# ").strip()
+    assert printed.count(heading) == 1, "the title is printed once"
+    page.evaluate(f"document.querySelector('#source-{source.number} details').open = true")
+    assert unread in _printed(page), "a source opened before printing prints its passages"
+    page.close()

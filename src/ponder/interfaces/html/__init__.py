@@ -49,7 +49,7 @@ ol.sources > li:target { background: #fff6d5; }
 ol.sources > li:target details.read::details-content { content-visibility: visible; }
 details.read summary { cursor: pointer; color: #555; font-size: 0.9em; }
 @media print {
-  details.read { display: none; }
+  details.read:not([open]) { display: none; }
   ol.sources a[href^="http"]::after { content: " " attr(href); font-size: 0.85em; }
 }
 .origin { color: #666; font-size: 0.85em; }
