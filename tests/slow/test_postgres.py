@@ -56,6 +56,32 @@ async def test_a_run_another_machine_holds_needs_force(
     assert again.markdown == report.markdown  # finished already: read back, not redone
 
 
+async def test_a_follow_up_is_a_turn_every_machine_reads_back(
+    shared: str, rig: Rig, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ponder.api import history as api_history
+    from ponder.api import stream_followup
+
+    on_machine(monkeypatch, tmp_path, "a")
+    first = await aresearch("How do tides work?", **over_corpus(rig, corpus, max_loops=1))
+    follow = "What do harbour pilots read?"
+    second = [item async for item in stream_followup(first.thread_id, follow)][-1]
+    on_machine(monkeypatch, tmp_path, "b")
+    record = history().get(first.thread_id)
+    assert record is not None and record.topic == "How do tides work?"
+    assert record.questions == ["How do tides work?", follow]
+    turns = await api_history.turns(first.thread_id)
+    assert [t.report.markdown for t in turns if t.report] == [
+        first.markdown,
+        second.markdown,  # type: ignore[union-attr]
+    ]
+    # A database from before turns were kept: its runs are one turn each.
+    with psycopg.connect(shared) as conn:
+        conn.execute("DROP TABLE ponder_turns")
+    assert [t.question for t in history().turns(first.thread_id)] == ["How do tides work?"]
+    assert history().follow_up(first.thread_id, "And in lakes?", {}) == 2
+
+
 @pytest.mark.parametrize(
     "url",
     [

@@ -11,7 +11,7 @@ import pytest
 from support.edges import history
 
 from ponder.core.errors import StorageError
-from ponder.services.storage import runs
+from ponder.services.storage import history_db
 
 
 def test_a_run_whose_process_died_shows_as_interrupted(isolated: Path) -> None:
@@ -33,7 +33,7 @@ def test_history_from_before_the_pid_column_is_migrated(isolated: Path) -> None:
     folder = isolated / "data"
     folder.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(folder / "runs.sqlite") as conn:
-        conn.execute(runs._SCHEMA)
+        conn.execute(history_db._SCHEMA)
         conn.execute("INSERT INTO runs VALUES ('old', 't', '{}', 'done', 1, 2, NULL, NULL)")
     assert history().get("old").status == "done"  # type: ignore[union-attr]
     history().start("new", "t2", {"max_loops": 2})
@@ -46,7 +46,53 @@ def test_unwritable_history_is_a_storage_error_and_finish_never_raises(
     def broken(_self: object) -> sqlite3.Connection:
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(runs._Database, "_sqlite", broken)
+    monkeypatch.setattr(history_db.Database, "_sqlite", broken)
     with pytest.raises(StorageError, match="PONDER_DATA_DIR"):
         history().start("t", "topic", {})
     assert history().finish("t", "failed") is False
+
+
+def test_a_run_keeps_its_first_question_and_records_each_turn(isolated: Path) -> None:
+    history().start("t", "How do tides work?", {})
+    history().finish("t", "done", checkpoint_id="c1")
+    assert history().follow_up("t", "What do pilots read?", {"max_loops": 1}) == 2
+    record = history().get("t")
+    assert record is not None and record.status == "running"
+    assert record.topic == "How do tides work?", "a follow-up does not retitle the run"
+    assert record.questions == ["How do tides work?", "What do pilots read?"]
+    history().finish("t", "done", checkpoint_id="c2")
+    turns = history().turns("t")
+    assert [(t.number, t.question, t.checkpoint_id) for t in turns] == [
+        (1, "How do tides work?", "c1"),
+        (2, "What do pilots read?", "c2"),
+    ]
+    assert [r.questions for r in history().recent()] == [record.questions]
+    history().start("t", "How do tides work?", {})  # resumed: the same turns
+    assert len(history().turns("t")) == 2
+    assert history().delete("t") and history().turns("t") == []
+
+
+def test_history_from_before_turns_is_one_turn_per_run_and_takes_follow_ups(
+    isolated: Path,
+) -> None:
+    folder = isolated / "data"
+    folder.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(folder / "runs.sqlite") as conn:
+        conn.execute(history_db._SCHEMA)
+        for statement in history_db._MIGRATIONS[:2]:  # pid and host: where 0.x stopped
+            conn.execute(statement)
+        conn.execute("PRAGMA user_version = 2")
+        conn.execute(
+            "INSERT INTO runs VALUES ('old', 'Why two tides?', '{}', 'done', 1, 2, NULL, NULL,"
+            " NULL, NULL)"
+        )
+    [only] = history().turns("old")
+    assert (only.number, only.question, only.checkpoint_id) == (1, "Why two tides?", None)
+    assert history().get("old").turns == 1  # type: ignore[union-attr]
+    assert history().follow_up("old", "And in lakes?", {}) == 2
+    history().settle("old", 1, "before")
+    turns = history().turns("old")
+    assert [(t.question, t.started, t.ended, t.checkpoint_id) for t in turns[:1]] == [
+        ("Why two tides?", 1, 2, "before")
+    ]
+    assert turns[1].question == "And in lakes?" and turns[1].ended is None

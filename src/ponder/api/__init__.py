@@ -190,8 +190,9 @@ async def stream_resume(
         )
     settings = _continued(record.config, config, anew)
     runs.start(thread_id, record.topic, settings.model_dump())
+    question = runs.turns(thread_id)[-1].question  # the turn that goes on: the latest
     first: Any = Command(resume=answer) if answer is not None else None
-    async for item in drive(thread_id, record.topic, settings, environment, first, ask):
+    async for item in drive(thread_id, question, settings, environment, first, ask):
         yield item
 
 
@@ -199,8 +200,9 @@ async def stream_followup(
     thread_id: str, question: str, *, ask: Ask | None = None, anew: bool = False, **config: Any
 ) -> AsyncGenerator[ProgressEvent | Report, None]:
     """A follow-up question on a finished run: it builds on the sources and findings that
-    run kept (the thread's next turn), and its report answers the new question. Settings
-    as :func:`stream_resume` takes them."""
+    run kept, and its report answers the new question. It is the thread's next turn: the
+    run keeps its first question as its title, and each earlier turn's report
+    (:func:`ponder.api.history.turns`). Settings as :func:`stream_resume` takes them."""
     from langchain_core.messages import HumanMessage
 
     from ponder.services.storage.runs import RunHistory
@@ -217,9 +219,10 @@ async def stream_followup(
             f"(`ponder resume {thread_id}`) before asking a follow-up."
         )
     settings = _continued(record.config, config, anew)
-    runs.start(thread_id, clean, settings.model_dump())
+    turn = runs.follow_up(thread_id, clean, settings.model_dump())
     first = {"messages": [HumanMessage(clean)]}
-    async for item in drive(thread_id, clean, settings, environment, first, ask):
+    events = drive(thread_id, clean, settings, environment, first, ask, follows=turn - 1)
+    async for item in events:
         yield item
 
 

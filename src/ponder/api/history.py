@@ -1,11 +1,13 @@
 """The API for the run history: recent runs (here, or on a LangGraph Server), one run,
-where a run's report was saved, a finished run's report and trail, and forgetting a run —
-what ``ponder runs``, ``ponder resume``, the CLI's report writer and ``ponder ui`` call.
+where a run's report was saved, a run's turns (its question and each follow-up) with their
+reports, its trail, and forgetting a run — what ``ponder runs``, ``ponder resume``, the
+CLI's report writer, the exports and ``ponder ui`` call.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ponder.api import server_url
@@ -13,7 +15,7 @@ from ponder.core.result import Report
 from ponder.settings.environment import Environment, read_environment
 
 if TYPE_CHECKING:
-    from ponder.services.storage.runs import RunHistory, RunRecord
+    from ponder.services.storage.runs import RunHistory, RunRecord, TurnRecord
 
 
 def runs(limit: int = 20, server: str | None = None) -> list[RunRecord]:
@@ -38,21 +40,80 @@ def saved(thread_id: str, path: str) -> None:
     _history(read_environment()).finish(thread_id, "done", output=path)
 
 
+@dataclass(frozen=True)
+class Turn:
+    """One question asked on a run (the first, or a follow-up) and its report."""
+
+    number: int  # from 1
+    question: str
+    started: float
+    ended: float | None
+    report: Report | None  # None: not finished (running, waiting, stopped or failed)
+
+
+async def turns(thread_id: str) -> list[Turn]:
+    """A run's turns in order, each with its report read back from the checkpoint it
+    finished in (nothing runs); empty for a run not recorded."""
+    environment = read_environment()
+    record = _history(environment).get(thread_id)
+    if record is None:
+        return []
+    return [
+        Turn(
+            kept.number,
+            kept.question,
+            kept.started,
+            kept.ended,
+            _report_of(thread_id, kept, values),
+        )
+        for kept, values in await _turn_states(environment, record)
+    ]
+
+
+async def reports(thread_id: str, turn: int | None = None) -> list[Report]:
+    """What an export of a run holds: the report of each finished turn, in order, or of
+    turn ``turn`` (from 1) alone; empty when there is none."""
+    return [
+        each.report
+        for each in await turns(thread_id)
+        if each.report is not None and turn in (None, each.number)
+    ]
+
+
 async def report(thread_id: str) -> Report | None:
-    """A finished run's report, read from its checkpoint (nothing runs); None when the run
-    has none yet (it is running, waiting, stopped or failed before writing it)."""
-    return await _report(read_environment(), thread_id)
+    """A finished run's report (of its latest turn), read from its checkpoint (nothing
+    runs); None when that turn has none yet (it is running, waiting, stopped or failed
+    before writing it)."""
+    found = await turns(thread_id)
+    return found[-1].report if found else None
 
 
-async def trail(thread_id: str) -> dict[str, Any] | None:
+async def trail(thread_id: str, turn: int | None = None) -> dict[str, Any] | None:
     """The whole trail of a run as JSON-ready data: its settings, every query it ran, the
-    sources it read with their passages, the report and each citation with its evidence."""
+    sources it read with their passages, and each turn's question and report with each
+    citation's evidence (``report``: the latest turn's). ``turn``: that turn alone, as
+    the thread stood when it finished."""
     environment = read_environment()
     record = _history(environment).get(thread_id)
     if record is None:
         return None
-    values = await _values(environment, thread_id)
-    written = await _report(environment, thread_id)
+    states = await _turn_states(environment, record)
+    chosen = [(kept, values) for kept, values in states if turn in (None, kept.number)]
+    if not chosen:
+        return None
+    values = chosen[-1][1] or {}
+    turned = [
+        {
+            "turn": kept.number,
+            "question": kept.question,
+            "started": kept.started,
+            "ended": kept.ended,
+            "report": written.model_dump()
+            if (written := _report_of(thread_id, kept, got))
+            else None,
+        }
+        for kept, got in chosen
+    ]
     return {
         "thread_id": thread_id,
         "topic": record.topic,
@@ -62,7 +123,8 @@ async def trail(thread_id: str) -> dict[str, Any] | None:
         "config": record.config,
         "queries": list(values.get("queries_run") or []),
         "sources": [dict(source) for source in values.get("sources") or []],
-        "report": written.model_dump() if written else None,
+        "report": turned[-1]["report"],
+        "turns": turned,
     }
 
 
@@ -85,21 +147,35 @@ def _history(environment: Environment) -> RunHistory:
     return RunHistory(environment.machine)
 
 
-async def _report(environment: Environment, thread_id: str) -> Report | None:
-    values = await _values(environment, thread_id)
-    record = _history(environment).get(thread_id)
-    if not values.get("report") or record is None:
+def _report_of(thread_id: str, turn: TurnRecord, values: dict[str, Any] | None) -> Report | None:
+    if not values or not values.get("report"):
         return None
-    return Report.from_state(record.topic, thread_id, values, record.updated - record.created)
+    ended = turn.ended if turn.ended is not None else turn.started
+    return Report.from_state(turn.question, thread_id, values, ended - turn.started)
 
 
-async def _values(environment: Environment, thread_id: str) -> dict[str, Any]:
+async def _turn_states(
+    environment: Environment, record: RunRecord
+) -> list[tuple[TurnRecord, dict[str, Any] | None]]:
+    """Each turn with the graph state it finished in: read at its checkpoint; the latest
+    state for the last turn of a finished run from before turns were kept; None while a
+    turn has not finished."""
     from langchain_core.runnables import RunnableConfig
 
     from ponder.graphs.main import graph_builder
     from ponder.services.storage.checkpoints import open_checkpointer
 
-    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    kept = _history(environment).turns(record.thread_id)
+    found: list[tuple[TurnRecord, dict[str, Any] | None]] = []
     async with open_checkpointer(environment.machine) as saver:
-        snapshot = await graph_builder().compile(checkpointer=saver).aget_state(config)
-    return dict(snapshot.values or {})
+        graph = graph_builder().compile(checkpointer=saver)
+        for index, turn in enumerate(kept):
+            latest = index == len(kept) - 1 and record.status == "done"
+            if turn.checkpoint_id is None and not latest:
+                found.append((turn, None))
+                continue
+            at = {"checkpoint_id": turn.checkpoint_id} if turn.checkpoint_id else {}
+            config: RunnableConfig = {"configurable": {"thread_id": record.thread_id, **at}}
+            snapshot = await graph.aget_state(config)
+            found.append((turn, dict(snapshot.values or {})))
+    return found

@@ -51,7 +51,12 @@ async def drive(
     environment: Environment,
     first: Any,
     ask: Ask | None,
+    *,
+    follows: int = 0,
 ) -> AsyncIterator[ProgressEvent | Report]:
+    """Run the thread's current turn (``topic``: its question) to its report. ``follows``:
+    the turn a follow-up comes after, whose checkpoint is recorded here if it was not (a
+    run from before turns were kept)."""
     from langchain_core.runnables import RunnableConfig
     from langgraph.types import Command
 
@@ -72,10 +77,13 @@ async def drive(
     started = time.perf_counter()
     status = "failed"
     message: str | None = None
+    checkpoint: str | None = None
     try:
         async with open_checkpointer(environment.machine) as saver:
             graph = graph_builder().compile(checkpointer=saver)
             snapshot = await graph.aget_state(config)
+            if follows and (before := checkpoint_of(snapshot)):
+                runs.settle(thread_id, follows, before)
             # A finished run is not run again (its reducers would append a second pass).
             finished = first is None and not snapshot.next and bool(snapshot.values.get("report"))
             if first is None and not snapshot.next and not snapshot.tasks:
@@ -108,7 +116,7 @@ async def drive(
                 pending = Command(resume=str(answer))
             values = snapshot.values
         report = Report.from_state(topic, thread_id, values, time.perf_counter() - started)
-        status = "done"
+        status, checkpoint = "done", checkpoint_of(snapshot)
         yield report
     except (asyncio.CancelledError, KeyboardInterrupt):
         status, message = "interrupted", "stopped by the user"
@@ -117,7 +125,14 @@ async def drive(
         message = message or str(exc)
         raise
     finally:
-        runs.finish(thread_id, status, message=message)  # type: ignore[arg-type]
+        runs.finish(thread_id, status, message=message, checkpoint_id=checkpoint)  # type: ignore[arg-type]
+
+
+def checkpoint_of(snapshot: Any) -> str | None:
+    """The id of the checkpoint a state snapshot was read from: a turn's report is read
+    back from it."""
+    found = (snapshot.config or {}).get("configurable", {}).get("checkpoint_id")
+    return str(found) if found else None
 
 
 def pending_question(snapshot: Any) -> str | None:

@@ -1,5 +1,11 @@
 """A small history of runs (id, topic, status) so `ponder runs` and `ponder resume` work.
 
+A run is a thread of turns: its first question (the run's topic, its title for good) and
+each follow-up asked on it. Each turn keeps its question, when it began and ended, and the
+checkpoint its research finished in, so its report is read back from that checkpoint
+exactly, after later turns moved the thread on. A run recorded before turns were kept has
+none: it is one turn, its topic.
+
 It lives beside the checkpoints: in SQLite in the data folder, or in PostgreSQL when
 ``PONDER_DATABASE_URL`` is set (then every machine using that database sees every run).
 Where, and this machine's name in it, are the machine's settings an edge passes in.
@@ -10,42 +16,18 @@ from __future__ import annotations
 import json
 import os
 import socket
-import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ponder.core.errors import StorageError
 from ponder.core.redact import redact, redact_value
+from ponder.services.storage.history_db import COLUMNS, Database, errors, storage_error
 from ponder.settings.machine import Machine
-from ponder.settings.paths import data_folder, ensure
 
 Status = Literal["running", "waiting", "done", "interrupted", "failed"]
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    thread_id TEXT PRIMARY KEY,
-    topic TEXT NOT NULL,
-    config TEXT NOT NULL,
-    status TEXT NOT NULL,
-    created REAL NOT NULL,
-    updated REAL NOT NULL,
-    output TEXT,
-    message TEXT
-)
-"""
-# Append-only: each entry runs once on databases that predate it.
-_MIGRATIONS = ("ALTER TABLE runs ADD COLUMN pid INTEGER", "ALTER TABLE runs ADD COLUMN host TEXT")
-_POSTGRES_SCHEMA = """
-CREATE TABLE IF NOT EXISTS ponder_runs (
-    thread_id TEXT PRIMARY KEY, topic TEXT NOT NULL, config TEXT NOT NULL,
-    status TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, updated DOUBLE PRECISION NOT NULL,
-    output TEXT, message TEXT, pid INTEGER, host TEXT
-)
-"""
-_COLUMNS = "thread_id, topic, config, status, created, updated, output, message, pid, host"
 
 
 def this_host(machine: Machine) -> str:
@@ -67,62 +49,22 @@ class RunRecord:
     host: str | None = None  # the machine that ran it last
     # Recorded by another machine (sharing the database): its process is not ours to see.
     elsewhere: bool = False
+    questions: list[str] = field(default_factory=list)  # each turn's, the topic first
+
+    @property
+    def turns(self) -> int:
+        return max(len(self.questions), 1)
 
 
-class _Database:
-    """One connection to the history: SQLite (``?`` parameters) or PostgreSQL (``%s``)."""
+@dataclass(frozen=True)
+class TurnRecord:
+    """One question asked on a run, and where its research finished."""
 
-    def __init__(self, machine: Machine) -> None:
-        self.machine = machine
-        self.url = machine.database_url
-        self.table = "ponder_runs" if self.url else "runs"
-        self.conn: Any = self._postgres() if self.url else self._sqlite()
-
-    def _sqlite(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(ensure(data_folder(self.machine)) / "runs.sqlite", timeout=10)
-        conn.execute(_SCHEMA)
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        for number, statement in enumerate(_MIGRATIONS[version:], start=version + 1):
-            conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number}")
-        conn.commit()
-        return conn
-
-    def _postgres(self) -> Any:
-        try:
-            import psycopg
-        except ImportError:
-            from ponder.services.storage.checkpoints import postgres_missing
-
-            raise postgres_missing() from None
-
-        conn = psycopg.connect(str(self.url), connect_timeout=10)
-        conn.execute(_POSTGRES_SCHEMA)
-        conn.commit()
-        return conn
-
-    def execute(self, query: str, params: tuple[Any, ...] = ()) -> Any:
-        query = query.replace("{runs}", self.table)
-        return self.conn.execute(query.replace("?", "%s") if self.url else query, params)
-
-
-def _errors() -> tuple[type[Exception], ...]:
-    try:
-        import psycopg
-    except ImportError:
-        return (sqlite3.Error, OSError)
-    return (sqlite3.Error, psycopg.Error, OSError, ValueError)  # ValueError: a malformed URL
-
-
-def _storage_error(url: str | None, exc: Exception) -> StorageError:
-    if url is not None:
-        from ponder.services.storage.checkpoints import database_error
-
-        return database_error(url, exc)
-    return StorageError(
-        f"Cannot use the run history in the data folder ({exc}) — free disk space or set "
-        "PONDER_DATA_DIR to a writable folder."
-    )
+    number: int  # from 1
+    question: str
+    started: float
+    ended: float | None
+    checkpoint_id: str | None  # the checkpoint its report is read from (None: not finished)
 
 
 # Not kept with a run (the history may be a shared database): MCP servers carry tokens in
@@ -139,29 +81,49 @@ class RunHistory:
         self.host = this_host(machine)
 
     @contextmanager
-    def _database(self) -> Iterator[_Database]:
+    def _database(self) -> Iterator[Database]:
         """A connection for one operation, committed at the end; failures are StorageErrors."""
         try:
-            database = _Database(self.machine)
+            database = Database(self.machine)
             with closing(database.conn):
                 yield database
                 database.conn.commit()
-        except _errors() as exc:
-            raise _storage_error(self.machine.database_url, exc) from None
+        except errors() as exc:
+            raise storage_error(self.machine.database_url, exc) from None
 
     def start(self, thread_id: str, topic: str, config: dict[str, Any]) -> None:
-        """Record a run as running; a history that cannot be written stops the run clearly."""
+        """Record a new run (its first turn) as running, or a recorded one as running again
+        (resumed: its topic and turns are kept). A history that cannot be written stops
+        the run clearly."""
         now = time.time()
-        config = {key: value for key, value in config.items() if key not in NOT_STORED}
-        config = redact_value(config)  # a URL's credentials: resume takes them from the env
         with self._database() as db:
             db.execute(
-                f"INSERT INTO {{runs}} ({_COLUMNS}) VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL,"
+                f"INSERT INTO {{runs}} ({COLUMNS}) VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL,"
                 " ?, ?) ON CONFLICT(thread_id) DO UPDATE SET status='running',"
-                " config=excluded.config, topic=excluded.topic,"
-                " updated=excluded.updated, pid=excluded.pid, host=excluded.host",
-                (thread_id, topic, json.dumps(config), now, now, os.getpid(), self.host),
+                " config=excluded.config, updated=excluded.updated, pid=excluded.pid,"
+                " host=excluded.host",
+                (thread_id, topic, _stored(config), now, now, os.getpid(), self.host),
             )
+            _first_turn(db, thread_id)
+
+    def follow_up(self, thread_id: str, question: str, config: dict[str, Any]) -> int:
+        """Record a follow-up question on a recorded run, as its next turn, running;
+        its number."""
+        now = time.time()
+        with self._database() as db:
+            _first_turn(db, thread_id)  # a run from before turns were kept: its topic
+            db.execute(
+                "UPDATE {runs} SET status='running', config=?, updated=?, pid=?, host=?"
+                " WHERE thread_id=?",
+                (_stored(config), now, os.getpid(), self.host, thread_id),
+            )
+            db.execute(
+                "INSERT INTO {turns} (thread_id, turn, question, started)"
+                " SELECT ?, COALESCE(MAX(turn), 0) + 1, ?, ? FROM {turns} WHERE thread_id=?",
+                (thread_id, question, now, thread_id),
+            )
+            row = db.execute("SELECT MAX(turn) FROM {turns} WHERE thread_id=?", (thread_id,))
+            return int(row.fetchone()[0])
 
     def finish(
         self,
@@ -170,46 +132,100 @@ class RunHistory:
         *,
         output: str | None = None,
         message: str | None = None,
+        checkpoint_id: str | None = None,
     ) -> bool:
-        """Record how a run ended. Never raises: it runs while another error may be in flight."""
+        """Record how a run (its latest turn) ended, and the checkpoint a finished turn
+        ended in. Never raises: it runs while another error may be in flight."""
+        now = time.time()
         try:
             with self._database() as db:
                 db.execute(
                     "UPDATE {runs} SET status=?, updated=?, output=COALESCE(?, output), message=? "
                     "WHERE thread_id=?",
-                    (status, time.time(), output, message and redact(message), thread_id),
+                    (status, now, output, message and redact(message), thread_id),
+                )
+                db.execute(
+                    "UPDATE {turns} SET ended=?, checkpoint_id=COALESCE(?, checkpoint_id)"
+                    " WHERE thread_id=? AND turn=(SELECT MAX(turn) FROM {turns} WHERE thread_id=?)",
+                    (now, checkpoint_id, thread_id, thread_id),
                 )
         except StorageError:
             return False
         return True
 
+    def settle(self, thread_id: str, turn: int, checkpoint_id: str) -> None:
+        """Record where a turn finished when it was not recorded (a run from before turns
+        were kept, followed up now: the thread's checkpoint before the new question)."""
+        with self._database() as db:
+            db.execute(
+                "UPDATE {turns} SET checkpoint_id=? WHERE thread_id=? AND turn=?"
+                " AND checkpoint_id IS NULL",
+                (checkpoint_id, thread_id, turn),
+            )
+
     def get(self, thread_id: str) -> RunRecord | None:
-        rows = self._select(f"SELECT {_COLUMNS} FROM {{runs}} WHERE thread_id=?", (thread_id,))
-        return self._record(rows[0]) if rows else None
+        rows = self._select(f"SELECT {COLUMNS} FROM {{runs}} WHERE thread_id=?", (thread_id,))
+        asked = self._select(_QUESTIONS + " WHERE thread_id=? ORDER BY turn", (thread_id,))
+        return self._record(rows[0], asked) if rows else None
 
     def recent(self, limit: int = 20) -> list[RunRecord]:
-        query = f"SELECT {_COLUMNS} FROM {{runs}} ORDER BY updated DESC LIMIT ?"
-        return [self._record(r) for r in self._select(query, (limit,))]
+        query = f"SELECT {COLUMNS} FROM {{runs}} ORDER BY updated DESC LIMIT ?"
+        latest = "SELECT thread_id FROM {runs} ORDER BY updated DESC LIMIT ?"
+        asked = self._select(f"{_QUESTIONS} WHERE thread_id IN ({latest}) ORDER BY turn", (limit,))
+        return [self._record(r, asked) for r in self._select(query, (limit,))]
+
+    def turns(self, thread_id: str) -> list[TurnRecord]:
+        """The run's turns, in order; a run from before turns were kept is one, its topic
+        (its report: the thread's latest). None for a run not recorded."""
+        query = (
+            "SELECT turn, question, started, ended, checkpoint_id FROM {turns}"
+            " WHERE thread_id=? ORDER BY turn"
+        )
+        rows = self._select(query, (thread_id,))
+        if not rows and (record := self.get(thread_id)) is not None:
+            return [TurnRecord(1, record.topic, record.created, record.updated, None)]
+        return [TurnRecord(int(n), str(q), float(s), e, c) for n, q, s, e, c in rows]
 
     def delete(self, thread_id: str) -> bool:
         """Remove a run from the history; False when it was not there."""
         with self._database() as db:
+            db.execute("DELETE FROM {turns} WHERE thread_id=?", (thread_id,))
             return bool(db.execute("DELETE FROM {runs} WHERE thread_id=?", (thread_id,)).rowcount)
 
     def _select(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         with self._database() as db:
             return list(db.execute(query, params).fetchall())
 
-    def _record(self, row: tuple[Any, ...]) -> RunRecord:
+    def _record(self, row: tuple[Any, ...], asked: list[tuple[Any, ...]]) -> RunRecord:
         thread_id, topic, config, status, created, updated, output, message, pid, host = row
         elsewhere = host is not None and host != self.host
         record = RunRecord(
             thread_id, topic, json.loads(config), status, created, updated, output, message,
-            host, elsewhere,
+            host, elsewhere, [str(q) for thread, q in asked if thread == thread_id],
         )  # fmt: skip
         if record.status == "running" and not record.elsewhere and not _alive(pid):
             record.status = "interrupted"  # its process died (SIGKILL, power loss) mid-run
         return record
+
+
+_QUESTIONS = "SELECT thread_id, question FROM {turns}"
+
+
+def _stored(config: dict[str, Any]) -> str:
+    config = {key: value for key, value in config.items() if key not in NOT_STORED}
+    return json.dumps(redact_value(config))  # a URL's credentials: resume takes them from the env
+
+
+def _first_turn(db: Database, thread_id: str) -> None:
+    """The run's topic as its first turn, unless it has one (each run since turns are kept
+    has; one from before has none until it is resumed or followed up)."""
+    db.execute(
+        "INSERT INTO {turns} (thread_id, turn, question, started, ended)"
+        " SELECT thread_id, 1, topic, created, CASE WHEN status='running' THEN NULL"
+        " ELSE updated END FROM {runs} WHERE thread_id=?"
+        " ON CONFLICT (thread_id, turn) DO NOTHING",
+        (thread_id,),
+    )
 
 
 def _alive(pid: int | None) -> bool:

@@ -1,0 +1,107 @@
+"""The run history's database: SQLite in the data folder, or PostgreSQL when
+``PONDER_DATABASE_URL`` is set; its tables (runs, and each run's turns), and the
+migrations that bring an older SQLite file up to date."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from ponder.core.errors import StorageError
+from ponder.settings.machine import Machine
+from ponder.settings.paths import data_folder, ensure
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    thread_id TEXT PRIMARY KEY,
+    topic TEXT NOT NULL,
+    config TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    output TEXT,
+    message TEXT
+)
+"""
+_TURNS = """
+CREATE TABLE IF NOT EXISTS {turns} (
+    thread_id TEXT NOT NULL, turn INTEGER NOT NULL, question TEXT NOT NULL,
+    started {real} NOT NULL, ended {real}, checkpoint_id TEXT, PRIMARY KEY (thread_id, turn)
+)
+"""
+# Append-only: each entry runs once on databases that predate it.
+_MIGRATIONS = (
+    "ALTER TABLE runs ADD COLUMN pid INTEGER",
+    "ALTER TABLE runs ADD COLUMN host TEXT",
+    _TURNS.format(turns="turns", real="REAL"),
+)
+_POSTGRES_SCHEMA = (
+    """
+CREATE TABLE IF NOT EXISTS ponder_runs (
+    thread_id TEXT PRIMARY KEY, topic TEXT NOT NULL, config TEXT NOT NULL,
+    status TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, updated DOUBLE PRECISION NOT NULL,
+    output TEXT, message TEXT, pid INTEGER, host TEXT
+)
+""",
+    _TURNS.format(turns="ponder_turns", real="DOUBLE PRECISION"),
+)
+COLUMNS = "thread_id, topic, config, status, created, updated, output, message, pid, host"
+
+
+class Database:
+    """One connection to the history: SQLite (``?`` parameters) or PostgreSQL (``%s``)."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.machine = machine
+        self.url = machine.database_url
+        prefix = "ponder_" if self.url else ""
+        self.tables = {"{runs}": f"{prefix}runs", "{turns}": f"{prefix}turns"}
+        self.conn: Any = self._postgres() if self.url else self._sqlite()
+
+    def _sqlite(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(ensure(data_folder(self.machine)) / "runs.sqlite", timeout=10)
+        conn.execute(_SCHEMA)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        for number, statement in enumerate(_MIGRATIONS[version:], start=version + 1):
+            conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+        conn.commit()
+        return conn
+
+    def _postgres(self) -> Any:
+        try:
+            import psycopg
+        except ImportError:
+            from ponder.services.storage.checkpoints import postgres_missing
+
+            raise postgres_missing() from None
+
+        conn = psycopg.connect(str(self.url), connect_timeout=10)
+        for statement in _POSTGRES_SCHEMA:
+            conn.execute(statement)
+        conn.commit()
+        return conn
+
+    def execute(self, query: str, params: tuple[Any, ...] = ()) -> Any:
+        for name, table in self.tables.items():
+            query = query.replace(name, table)
+        return self.conn.execute(query.replace("?", "%s") if self.url else query, params)
+
+
+def errors() -> tuple[type[Exception], ...]:
+    try:
+        import psycopg
+    except ImportError:
+        return (sqlite3.Error, OSError)
+    return (sqlite3.Error, psycopg.Error, OSError, ValueError)  # ValueError: a malformed URL
+
+
+def storage_error(url: str | None, exc: Exception) -> StorageError:
+    if url is not None:
+        from ponder.services.storage.checkpoints import database_error
+
+        return database_error(url, exc)
+    return StorageError(
+        f"Cannot use the run history in the data folder ({exc}) — free disk space or set "
+        "PONDER_DATA_DIR to a writable folder."
+    )

@@ -1,0 +1,75 @@
+"""A run is a thread of turns: a follow-up is its next turn, and every earlier turn's
+question and report stay readable, each read back from the checkpoint it finished in."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from support import over_corpus
+from support.edges import history
+
+from ponder import Report, aresearch
+from ponder.api import history as api_history
+from ponder.api import stream_followup
+from ponder.testing import Rig
+
+FIRST = "How do tides work?"
+SECOND = "What do harbour pilots read?"
+
+
+async def _follow_up(thread_id: str, question: str) -> Report:
+    last = [item async for item in stream_followup(thread_id, question)][-1]
+    assert isinstance(last, Report)
+    return last
+
+
+async def test_a_follow_up_keeps_the_first_turn_and_its_report(rig: Rig, corpus: Path) -> None:
+    first = await aresearch(FIRST, **over_corpus(rig, corpus, mode="loop", max_loops=1))
+    second = await _follow_up(first.thread_id, SECOND)
+    assert second.topic == SECOND and second.markdown != first.markdown
+
+    record = history().get(first.thread_id)
+    assert record is not None and record.topic == FIRST, "the thread keeps its first question"
+    assert record.questions == [FIRST, SECOND] and record.turns == 2
+
+    turns = await api_history.turns(first.thread_id)
+    assert [(t.number, t.question) for t in turns] == [(1, FIRST), (2, SECOND)]
+    kept = [t.report for t in turns]
+    assert kept[0] is not None and kept[1] is not None
+    assert (kept[0].topic, kept[0].markdown, kept[0].citations) == (
+        FIRST, first.markdown, first.citations,
+    )  # fmt: skip
+    assert (kept[1].markdown, kept[1].citations) == (second.markdown, second.citations)
+    assert all(t.ended is not None and t.ended >= t.started for t in turns)
+
+    latest = await api_history.report(first.thread_id)
+    assert latest is not None and latest.markdown == second.markdown
+    only_first = await api_history.reports(first.thread_id, turn=1)
+    assert [r.markdown for r in only_first] == [first.markdown]
+    both = await api_history.reports(first.thread_id)
+    assert [r.topic for r in both] == [FIRST, SECOND]
+    assert await api_history.reports(first.thread_id, turn=3) == []
+
+    trail = await api_history.trail(first.thread_id)
+    assert trail is not None and [t["question"] for t in trail["turns"]] == [FIRST, SECOND]
+    assert trail["report"]["markdown"] == second.markdown
+    one = await api_history.trail(first.thread_id, turn=1)
+    assert one is not None and [t["turn"] for t in one["turns"]] == [1]
+    assert one["report"]["markdown"] == first.markdown
+
+
+async def test_a_run_from_before_turns_were_kept_is_one_turn_and_can_be_followed_up(
+    rig: Rig, corpus: Path, isolated: Path
+) -> None:
+    first = await aresearch(FIRST, **over_corpus(rig, corpus, mode="loop", max_loops=1))
+    with sqlite3.connect(isolated / "data" / "runs.sqlite") as conn:
+        conn.execute("DELETE FROM turns")  # as an older ponder left it: no turns recorded
+    turns = await api_history.turns(first.thread_id)
+    assert [t.question for t in turns] == [FIRST]
+    assert turns[0].report is not None and turns[0].report.markdown == first.markdown
+
+    second = await _follow_up(first.thread_id, SECOND)
+    turns = await api_history.turns(first.thread_id)
+    assert [t.question for t in turns] == [FIRST, SECOND]
+    assert [t.report.markdown for t in turns if t.report] == [first.markdown, second.markdown]
