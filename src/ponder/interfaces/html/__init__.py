@@ -12,6 +12,7 @@ the Markdown renderer runs with raw HTML disabled, and titles, URLs and passages
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from ponder.core.result import Report
 from ponder.interfaces.html.markdown import Evidence, markdown_to_html
@@ -74,9 +75,11 @@ footer { margin-top: 2rem; color: #666; font-size: 0.85em; }
 """
 
 
-def render_html(report: Report) -> str:
-    """The whole page as one string."""
-    title = html.escape(report.topic)
+def render_html(report: Report | Sequence[Report]) -> str:
+    """The whole page as one string: one report, or a thread's (one per turn, the first
+    question its title)."""
+    reports = [report] if isinstance(report, Report) else list(report)
+    title = html.escape(reports[0].topic)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -84,13 +87,32 @@ def render_html(report: Report) -> str:
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'\">\n"
         f"<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        f"<main>\n{report_body(report)}</main>\n"
-        f"{footer(report)}\n</body>\n</html>\n"
+        f"<main>\n{thread_body(reports)}</main>\n"
+        f"{footer(reports[-1])}\n</body>\n</html>\n"
     )
 
 
-def report_body(report: Report) -> str:
-    """The report's text and its Sources, as HTML (the page's ``main``; the UI's report)."""
+def thread_body(reports: Sequence[Report]) -> str:
+    """A thread's reports one after the other, each in its turn's section with ids of its
+    own; one report alone is just its body."""
+    if len(reports) == 1:
+        return report_body(reports[0])
+    return "\n".join(
+        f'<section class="turn" id="turn-{number}">\n'
+        f"{report_body(report, turn_anchors(number))}</section>"
+        for number, report in enumerate(reports, start=1)
+    )
+
+
+def turn_anchors(number: int) -> str:
+    """The prefix of a turn's ids on a page of several: the first turn's are unprefixed,
+    so its links (#source-3) stay what they were before it had follow-ups."""
+    return "" if number == 1 else f"turn-{number}-"
+
+
+def report_body(report: Report, anchors: str = "") -> str:
+    """The report's text and its Sources, as HTML (the page's ``main``; the UI's report).
+    ``anchors``: a prefix of its ids, for a page with several reports."""
     # The Sources list is built in code as the last "## Sources" section; a heading such as
     # "## Sources of energy" in the body is not it.
     body_markdown, found, _listed = report.markdown.rpartition("\n## Sources\n")
@@ -98,8 +120,17 @@ def report_body(report: Report) -> str:
         body_markdown = report.markdown
     sources = report.cited_sources()
     known = {source.number: source for source in sources}
-    body = markdown_to_html(body_markdown, set(known), Evidence(report.citations, known))
-    return f"{body}\n{sources_section(sources, report.citations)}"
+    evidence = Evidence(report.citations, known)
+    body = markdown_to_html(body_markdown, set(known), evidence, anchors)
+    return f"{body}\n{sources_section(sources, report.citations, anchors)}"
 
 
-__all__ = ["STYLE", "Evidence", "markdown_to_html", "render_html", "report_body"]
+__all__ = [
+    "STYLE",
+    "Evidence",
+    "markdown_to_html",
+    "render_html",
+    "report_body",
+    "thread_body",
+    "turn_anchors",
+]

@@ -37,9 +37,12 @@ class Evidence:
         return best if best is not None and overlap(best) >= 0.5 else None
 
 
-def markdown_to_html(markdown: str, citable: set[int], evidence: Evidence | None = None) -> str:
+def markdown_to_html(
+    markdown: str, citable: set[int], evidence: Evidence | None = None, anchors: str = ""
+) -> str:
     """Markdown → HTML with raw HTML escaped and ``[n]`` turned into links to #source-n,
-    each showing the passage it rests on when ``evidence`` knows it."""
+    each showing the passage it rests on when ``evidence`` knows it. ``anchors``: a prefix
+    of the ids (``#{anchors}source-n``), so that several reports share a page."""
     from markdown_it import MarkdownIt  # installed with rich
 
     # CommonMark, with GFM's pipe tables: models write comparisons as tables.
@@ -51,7 +54,7 @@ def markdown_to_html(markdown: str, citable: set[int], evidence: Evidence | None
             token.attrSet("class", "written")  # the report's own: styled apart from the page's
         if token.type == "inline" and token.children:
             children = _merged_text(token.children)
-            token.children = _link_citations(children, citable, evidence)
+            token.children = _link_citations(children, citable, evidence, anchors)
     rendered: str = engine.renderer.render(tokens, engine.options, {})
     return rendered
 
@@ -105,7 +108,9 @@ def _escape_names(text: str) -> str:
     return "".join(out)
 
 
-def _link_citations(children: list[Any], citable: set[int], evidence: Evidence | None) -> list[Any]:
+def _link_citations(
+    children: list[Any], citable: set[int], evidence: Evidence | None, anchors: str
+) -> list[Any]:
     from markdown_it.token import Token
 
     out: list[Any] = []
@@ -125,7 +130,9 @@ def _link_citations(children: list[Any], citable: set[int], evidence: Evidence |
             number = int(match.group(1))
             if number in citable:
                 found = evidence.find(number, said) if evidence else None
-                out.append(Token("html_inline", "", 0, content=_anchor(number, found, evidence)))
+                out.append(
+                    Token("html_inline", "", 0, content=_anchor(number, found, evidence, anchors))
+                )
             else:
                 out.append(_text(match.group(0)))
             cited_last = True
@@ -154,16 +161,18 @@ def _heard(said: list[str], cited_last: bool, text: str) -> tuple[list[str], boo
     return (words if cited_last else said + words), False
 
 
-def _anchor(number: int, found: tuple[int, Citation] | None, evidence: Evidence | None) -> str:
-    link = f'<a class="cite" href="#source-{number}" title="Source {number}"'
+def _anchor(
+    number: int, found: tuple[int, Citation] | None, evidence: Evidence | None, anchors: str
+) -> str:
+    link = f'<a class="cite" href="#{anchors}source-{number}" title="Source {number}"'
     if found is None or evidence is None:
         return f"{link}>[{number}]</a>"
     index, citation = found
     source = evidence.sources[number]
     title = html.escape(source.title or source.url)
     return (
-        f'<span class="cited">{link} aria-describedby="ev-{index}">[{number}]</a>'
-        f'<span class="evidence" role="tooltip" id="ev-{index}">'
+        f'<span class="cited">{link} aria-describedby="{anchors}ev-{index}">[{number}]</a>'
+        f'<span class="evidence" role="tooltip" id="{anchors}ev-{index}">'
         f"<q>{html.escape(citation.quote)}</q><cite>[{number}] {title}</cite></span></span>"
     )
 

@@ -11,14 +11,15 @@ from ponder.core.result import Citation, Report, SourceRef
 from ponder.core.sources import byline
 
 
-def sources_section(sources: list[SourceRef], citations: list[Citation]) -> str:
+def sources_section(sources: list[SourceRef], citations: list[Citation], anchors: str = "") -> str:
+    """``anchors``: the prefix of the ids, one per report on a page (#{anchors}source-n)."""
     if not sources:
         return ""
-    items = "\n".join(_source_item(source, citations) for source in sources)
-    return f'<h2 id="sources">Sources</h2>\n<ol class="sources">\n{items}\n</ol>\n'
+    items = "\n".join(_source_item(source, citations, anchors) for source in sources)
+    return f'<h2 id="{anchors}sources">Sources</h2>\n<ol class="sources">\n{items}\n</ol>\n'
 
 
-def _source_item(source: SourceRef, citations: list[Citation]) -> str:
+def _source_item(source: SourceRef, citations: list[Citation], anchors: str) -> str:
     """A compact card: number, title, site or file type, who and when, and what was read
     (folded: the report comes first; a followed citation opens it, li:target in the style)."""
     title = html.escape(source.title or source.url)
@@ -39,7 +40,7 @@ def _source_item(source: SourceRef, citations: list[Citation]) -> str:
         to = html.escape(source.link)
         facts += f' · <a class="published" href="{to}" rel="noreferrer noopener">{to}</a>'
     return (
-        f'<li id="source-{source.number}" value="{source.number}" class="card" '
+        f'<li id="{anchors}source-{source.number}" value="{source.number}" class="card" '
         f'data-cite="{html.escape(reference_line(source))}">'
         f'<span class="number" aria-hidden="true">{source.number}</span>'
         f'<div class="card-body">{link}\n<p class="origin">{facts}</p>\n'

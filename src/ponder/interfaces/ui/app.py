@@ -22,7 +22,7 @@ from ponder import api
 from ponder.api import history
 from ponder.core.errors import PonderError
 from ponder.interfaces.html import STYLE
-from ponder.interfaces.ui import pages, shown
+from ponder.interfaces.ui import pages, shown, threads
 from ponder.interfaces.ui.access import Access, users
 from ponder.interfaces.ui.asking import ask_defaults, models_info, run_options
 from ponder.interfaces.ui.document_routes import documents_page, index_folder, index_job
@@ -155,11 +155,8 @@ async def _models(request: Request) -> JSONResponse:
 async def _runs_page(request: Request) -> HTMLResponse:
     query = request.query_params.get("q", "").strip()
     records = visible(user_of(request), history.runs(HISTORY_LIMIT))
-    if query:
-        words = query.lower().split()
-        records = [
-            r for r in records if all(w in f"{r.topic} {r.thread_id}".lower() for w in words)
-        ]
+    if query:  # any part of a word, in the first question or a follow-up
+        records = [record for record in records if threads.matches(record, query)]
     return HTMLResponse(pages.history_page(records, query))
 
 

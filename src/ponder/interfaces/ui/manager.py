@@ -8,6 +8,10 @@ page replays after the server restarts. Stop cancels the task (the run's checkpo
 every finished step, and Resume goes on from it); a clarifying question ends the task as
 ``waiting`` until the page's answer resumes it.
 
+A run is a thread of turns (its question, then each follow-up): one log holds them all,
+and the "running" status that starts a follow-up names its turn, so the page replays the
+latest turn's events only (:func:`ponder.interfaces.ui.threads.turn_began`).
+
 A caller (not the operator) has at most ``limit`` runs live at once: starting, resuming or
 following up one more is refused until one ends (:func:`ponder.settings.ceilings.too_many_runs`).
 Every live run is a task here, so the count is exact.
@@ -111,7 +115,7 @@ class RunManager:
         store.set_owner(thread_id, owner)
         if asked is not None:
             store.set_asked(thread_id, asked)
-        self._launch(thread_id, api.stream(topic, thread_id=thread_id, **options), owner)
+        self._launch(thread_id, api.stream(topic, thread_id=thread_id, **options), owner, turn=1)
         return thread_id
 
     def resume(
@@ -121,12 +125,13 @@ class RunManager:
         by: str = "",
         limit: int | None = None,
         anew: dict[str, Any] | None = None,
+        turn: int = 1,
     ) -> None:
-        """Go on with a run: with its stored settings, or ``anew`` with these (a caller's,
-        vetted again today)."""
+        """Go on with a run (``turn``: its latest): with its stored settings, or ``anew``
+        with these (a caller's, vetted again today)."""
         self._room_for(by, limit)
         fresh = {"anew": True, **anew} if anew is not None else {}
-        self._launch(thread_id, api.stream_resume(thread_id, answer, **fresh), by)
+        self._launch(thread_id, api.stream_resume(thread_id, answer, **fresh), by, turn=turn)
 
     def follow_up(
         self,
@@ -135,10 +140,15 @@ class RunManager:
         by: str = "",
         limit: int | None = None,
         anew: dict[str, Any] | None = None,
+        turn: int = 2,
     ) -> None:
+        """Ask a follow-up on a finished run: its next turn, ``turn``. An empty or too long
+        question is refused here, before anything starts."""
+        question = api.clean_topic(question)
         self._room_for(by, limit)
         fresh = {"anew": True, **anew} if anew is not None else {}
-        self._launch(thread_id, api.stream_followup(thread_id, question, **fresh), by)
+        items = api.stream_followup(thread_id, question, **fresh)
+        self._launch(thread_id, items, by, turn=turn, question=question)
 
     def _room_for(self, user: str, limit: int | None) -> None:
         live = self.live_runs(user)
@@ -173,13 +183,21 @@ class RunManager:
             await waiting.wait()
 
     def _launch(
-        self, thread_id: str, items: AsyncGenerator[ProgressEvent | Report, None], by: str
+        self,
+        thread_id: str,
+        items: AsyncGenerator[ProgressEvent | Report, None],
+        by: str,
+        *,
+        turn: int,
+        question: str = "",
     ) -> None:
         run = self.run(thread_id)
         if run.live:
             raise _already_running(thread_id)
         run.by = by
-        run.add({"kind": "status", "status": "running"})
+        # Where a turn begins in the log: the page's live view replays its latest turn only.
+        asked = {"question": question} if question else {}
+        run.add({"kind": "status", "status": "running", "turn": turn, **asked})
         run.task = asyncio.create_task(self._drive(run, items), name=f"ponder-run-{thread_id}")
         run.task.add_done_callback(lambda _task: run.notify())  # followers see that it ended
         if self._flusher is None or self._flusher.done():

@@ -5,11 +5,14 @@ from a user, a model or a web page goes through ``html.escape``."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from ponder.api.history import Turn
 from ponder.core.result import Report
-from ponder.interfaces.html import report_body
+from ponder.interfaces.html import report_body, turn_anchors
+from ponder.interfaces.ui import threads
 from ponder.settings.choices import Mode
 
 MODES: dict[Mode, str] = {
@@ -140,10 +143,16 @@ def run_list(records: list[Any], *, empty: str, deletable: bool = False) -> str:
         )
         items.append(
             f'<li><a href="/runs/{escape(record.thread_id)}">{escape(record.topic)}</a> '
+            f"{_turns(record.turns)}"
             f'<span class="status status-{escape(record.status)}">{escape(record.status)}</span> '
             f'<span class="when">{when}</span>{delete}</li>'
         )
     return '<ul class="runs">\n' + "\n".join(items) + "\n</ul>\n"
+
+
+def _turns(count: int) -> str:
+    """A thread's follow-ups, counted in its history entry (its title: the first question)."""
+    return f'<span class="turns">{count} questions</span> ' if count > 1 else ""
 
 
 def history_page(records: list[Any], query: str) -> str:
@@ -158,31 +167,43 @@ def history_page(records: list[Any], query: str) -> str:
     return layout("History", body, page="History")
 
 
-def run_page(record: Any, report: Report | None, live: bool) -> str:
+def run_page(
+    record: Any, turns: Sequence[Turn], live: bool, began: tuple[int, int] = (0, 1)
+) -> str:
+    """A run's page: its turns (threads.py), the latest with the live view; ``began``:
+    the seq after which the log's latest turn begins, and its number (the live view
+    replays that turn's events only)."""
     thread = escape(record.thread_id)
     status = "running" if live else record.status
+    current = turns[-1] if turns else None
+    report = current.report if current else None
     message = (
         f'<p class="error" role="alert" id="message">{escape(record.message)}</p>'
         if record.message and status in ("failed", "interrupted")
         else '<p class="error" role="alert" id="message" hidden></p>'
     )
     question = record.message if status == "waiting" else ""
-    written = report_body(report) if report is not None and status == "done" else ""
+    shown = report is not None and status == "done"
+    written = report_body(report, turn_anchors(len(turns))) if report and shown else ""
     word = STATUS_WORDS.get(status, status)
     asking = "" if question else " hidden"
     return layout(
         record.topic,
-        f"""<div class="run" data-run="{thread}" data-live="{int(live)}">
+        f"""<div class="run" data-run="{thread}" data-live="{int(live)}" \
+data-after="{began[0]}" data-turn="{began[1]}">
 <h1 id="topic">{escape(record.topic)}</h1>
 <p class="meta"><span id="status" class="status status-{escape(status)}">{escape(word)}</span>
  · run <code>{thread}</code>{_cost(report if status == "done" else None)}</p>
 {CONNECTION_LOST}
 {message}
-{_controls(thread, status)}
+{_controls(thread, status, len(turns))}
 <form method="post" action="/runs/{thread}/answer" id="clarify" class="clarify"{asking}>
 <label for="answer" id="question">{escape(question or "")}</label>
 <textarea id="answer" name="answer" rows="2" required></textarea>
 <button type="submit">Answer and continue</button></form>
+{threads.earlier_turns(thread, turns)}
+<section class="turn current" id="turn-{len(turns)}" data-turn="{len(turns)}">
+{threads.asked(thread, current, len(turns), exports=status == "done") if current else ""}
 <details id="live" class="live"{" open" if status != "done" else ""}>
 <summary>How it was researched</summary>
 <p id="headline" role="status" aria-live="polite"></p>
@@ -191,6 +212,7 @@ def run_page(record: Any, report: Report | None, live: bool) -> str:
 <div id="draft" class="draft" hidden><h2>Writing the report</h2><pre id="draft-text"></pre></div>
 </details>
 <article id="report" class="report">{written}</article>
+</section>
 {_follow_up(thread, shown=status == "done")}
 </div>""",
     )
@@ -207,7 +229,7 @@ def _cost(report: Report | None) -> str:
     )
 
 
-def _controls(thread: str, status: str) -> str:
+def _controls(thread: str, status: str, turns: int = 1) -> str:
     buttons = [
         _button(thread, "stop", "Stop", shown=status == "running"),
         _button(thread, "resume", "Resume", shown=status in ("interrupted", "failed")),
@@ -220,7 +242,8 @@ def _controls(thread: str, status: str) -> str:
     shown = "" if status == "done" else " hidden"
     return (
         f'<div class="controls">{"".join(buttons)}'
-        f'<span class="exports" id="exports"{shown}>Export: {exports}</span></div>'
+        f'<span class="exports" id="exports"{shown}>'
+        f"{'Export all questions' if turns > 1 else 'Export'}: {exports}</span></div>"
     )
 
 

@@ -4,6 +4,7 @@ and what may be done to it (stop, resume, answer, follow up, delete)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any
 
@@ -14,8 +15,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from ponder.api import history
 from ponder.core.errors import InvalidInputError, PonderError
 from ponder.core.topic import slug
-from ponder.interfaces.html import render_html, report_body
-from ponder.interfaces.ui import pages, shown
+from ponder.interfaces.html import render_html, report_body, turn_anchors
+from ponder.interfaces.ui import pages, shown, threads
 from ponder.interfaces.ui.asking import continued
 from ponder.interfaces.ui.manager import RunManager
 from ponder.interfaces.ui.requests import (
@@ -33,10 +34,15 @@ async def run_page(request: Request) -> HTMLResponse:
     record = visible_run(request)
     if record is None:
         return missing()
-    live = manager_of(request).is_live(record.thread_id)
+    manager = manager_of(request)
+    live = manager.is_live(record.thread_id)
     user = user_of(request)
-    report = None if live else shown.report(user, await history.report(record.thread_id))
-    return HTMLResponse(pages.run_page(shown.record(user, record), report, live))
+    turns = [
+        dataclasses.replace(turn, report=shown.report(user, turn.report))
+        for turn in await history.turns(record.thread_id)
+    ]
+    began = threads.turn_began(manager.run(record.thread_id).events)
+    return HTMLResponse(pages.run_page(shown.record(user, record), turns, live, began))
 
 
 async def events(request: Request) -> Response:
@@ -80,10 +86,11 @@ async def report_fragment(request: Request) -> Response:
     record = visible_run(request)
     if record is None:
         return missing()
-    report = shown.report(user_of(request), await history.report(record.thread_id))
+    turns = await history.turns(record.thread_id)
+    report = shown.report(user_of(request), turns[-1].report if turns else None)
     if report is None:
         return HTMLResponse("", status_code=204)
-    return HTMLResponse(report_body(report))
+    return HTMLResponse(report_body(report, turn_anchors(len(turns))))
 
 
 async def export(request: Request) -> Response:
@@ -91,19 +98,35 @@ async def export(request: Request) -> Response:
     if record is None:
         return missing()
     kind = request.path_params["kind"]
-    name = f"{slug(record.topic)}.{kind}"  # as the CLI names a report: after its question
-    disposition = {"content-disposition": f'attachment; filename="{name}"'}
+    turn = _turn_asked(request)  # None: the whole thread
+    user = user_of(request)
     if kind == "json":
-        trail = shown.trail(user_of(request), await history.trail(record.thread_id))
-        return JSONResponse(trail, headers=disposition)
-    report = shown.report(user_of(request), await history.report(record.thread_id))
-    if report is None or kind not in ("md", "html"):
+        trail = shown.trail(user, await history.trail(record.thread_id, turn))
+        if trail is not None:
+            first = trail["turns"][0]["question"]  # the thread's, or the turn's
+            return JSONResponse(trail, headers=_named(first, kind))
+    reports = [shown.report(user, r) for r in await history.reports(record.thread_id, turn)]
+    written = [report for report in reports if report is not None]
+    if not written or kind not in ("md", "html"):
+        said = f"Question {turn} of this run" if turn else "This run"
         return HTMLResponse(
-            pages.message_page("Nothing to export", "This run has no report yet."), 404
+            pages.message_page("Nothing to export", f"{said} has no report yet."), 404
         )
+    disposition = _named(written[0].topic, kind)  # after the thread's (or the turn's) question
     if kind == "md":
-        return Response(report.markdown, media_type="text/markdown", headers=disposition)
-    return HTMLResponse(render_html(report), headers=disposition)
+        text = threads.thread_markdown(written)
+        return Response(text, media_type="text/markdown", headers=disposition)
+    return HTMLResponse(render_html(written), headers=disposition)
+
+
+def _turn_asked(request: Request) -> int | None:
+    raw = request.query_params.get("turn", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else None
+
+
+def _named(question: str, kind: str) -> dict[str, str]:
+    """As the CLI names a report: after its question."""
+    return {"content-disposition": f'attachment; filename="{slug(question)}.{kind}"'}
 
 
 async def act(request: Request) -> Response:
@@ -123,10 +146,12 @@ async def act(request: Request) -> Response:
             anew = await asyncio.to_thread(continued, user, thread_id, record.config)
             if action == "follow-up":
                 question = str(form.get("topic") or "")
-                manager.follow_up(thread_id, question, by, limit, anew)
+                turn = record.turns + 1
+                manager.follow_up(thread_id, question, by, limit, anew, turn=turn)
+                return redirect_to(f"/runs/{thread_id}#turn-{turn}")  # the new turn, live
             else:
                 answer = str(form.get("answer") or "").strip() or None
-                manager.resume(thread_id, answer, by, limit, anew)
+                manager.resume(thread_id, answer, by, limit, anew, turn=record.turns)
         elif action == "delete":
             return await _delete(request, thread_id)
         else:

@@ -57,7 +57,15 @@ def trail(user: User, data: dict[str, Any] | None) -> dict[str, Any] | None:
     if view is None or data is None:
         return data
     shown = {**data, "config": view.settings(data.get("config") or {})}
-    if isinstance(data.get("report"), dict):
-        written = Report.model_validate(data["report"])
-        shown["report"] = view.report(written).model_dump()
+    shown["report"] = _report_data(view, data.get("report"))
+    shown["turns"] = [
+        {**turn, "report": _report_data(view, turn.get("report"))}
+        for turn in data.get("turns") or []
+    ]
     return shown
+
+
+def _report_data(view: CallerView, data: Any) -> Any:
+    if not isinstance(data, dict):
+        return data
+    return view.report(Report.model_validate(data)).model_dump()

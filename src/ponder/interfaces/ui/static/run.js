@@ -2,6 +2,7 @@
 // Last-Event-ID, so a reload shows no gap and no duplicate), then its report.
 
 import { el } from "./dom.js";
+import { isNewTurn, turnStart } from "./turns.js";
 
 const PHASES = {
   take_question: "checking what can be searched", generate_query: "planning searches", web_research: "searching",
@@ -20,7 +21,7 @@ export class RunView {
   constructor(root) {
     this.root = root;
     this.id = root.dataset.run;
-    this.last = 0;
+    this.last = turnStart(root); // the latest turn's events only: earlier turns are drawn
     this.pending = ""; // streamed report text not drawn yet
     this.frame = 0;
     this.state = { phase: "starting", round: 0, max: 0, sources: 0, tokens: 0 };
@@ -34,7 +35,7 @@ export class RunView {
   }
 
   connect() {
-    const source = new EventSource(`/runs/${encodeURIComponent(this.id)}/events`);
+    const source = new EventSource(`/runs/${encodeURIComponent(this.id)}/events?after=${this.last}`);
     this.source = source;
     source.addEventListener("progress", (message) => {
       const seq = Number(message.lastEventId);
@@ -188,6 +189,7 @@ export class RunView {
   }
 
   status(event) {
+    if (isNewTurn(this.root, event)) { location.reload(); return; }
     const status = event.status;
     const badge = document.getElementById("status");
     badge.textContent = STATUS_WORDS[status] || status;
