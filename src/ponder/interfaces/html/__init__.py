@@ -59,6 +59,8 @@ table.written th, table.written td { border: 1px solid #ccc; padding: 0.3rem 0.6
                                      text-align: left; vertical-align: top; }
 blockquote.passage { margin: 0.4rem 0 0.4rem 0; padding: 0.3rem 0.8rem; color: #333;
                      border-left: 3px solid #ccc; background: #fafafa; white-space: pre-wrap; }
+section.turn + section.turn { margin-top: 2.5rem; border-top: 2px solid #ccc; }
+p.asked { color: #666; margin-bottom: 0; }
 footer { margin-top: 2rem; color: #666; font-size: 0.85em; }
 @media (prefers-color-scheme: dark) {
   body { color: #e8e8e8; background: #161616; }
@@ -99,6 +101,8 @@ def thread_body(reports: Sequence[Report]) -> str:
         return report_body(reports[0])
     return "\n".join(
         f'<section class="turn" id="turn-{number}">\n'
+        f'<p class="asked">{"Question" if number == 1 else "Follow-up"} {number}: '
+        f"<q>{html.escape(report.topic)}</q></p>\n"
         f"{report_body(report, turn_anchors(number))}</section>"
         for number, report in enumerate(reports, start=1)
     )
