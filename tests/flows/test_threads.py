@@ -6,12 +6,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
 from support import over_corpus
 from support.edges import history
 
 from ponder import Report, aresearch
 from ponder.api import history as api_history
 from ponder.api import stream_followup
+from ponder.interfaces.cli import main
 from ponder.testing import Rig
 
 FIRST = "How do tides work?"
@@ -24,7 +26,9 @@ async def _follow_up(thread_id: str, question: str) -> Report:
     return last
 
 
-async def test_a_follow_up_keeps_the_first_turn_and_its_report(rig: Rig, corpus: Path) -> None:
+async def test_a_follow_up_keeps_the_first_turn_and_its_report(
+    rig: Rig, corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     first = await aresearch(FIRST, **over_corpus(rig, corpus, mode="loop", max_loops=1))
     second = await _follow_up(first.thread_id, SECOND)
     assert second.topic == SECOND and second.markdown != first.markdown
@@ -57,6 +61,9 @@ async def test_a_follow_up_keeps_the_first_turn_and_its_report(rig: Rig, corpus:
     one = await api_history.trail(first.thread_id, turn=1)
     assert one is not None and [t["turn"] for t in one["turns"]] == [1]
     assert one["report"]["markdown"] == first.markdown
+
+    assert main(["runs"]) == 0
+    assert f"{FIRST} (+1 follow-up)" in capsys.readouterr().out
 
 
 async def test_a_run_from_before_turns_were_kept_is_one_turn_and_can_be_followed_up(

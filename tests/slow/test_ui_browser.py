@@ -439,23 +439,85 @@ def test_a_callers_follow_up_on_a_folder_revoked_since_is_refused(
         server.stop()
 
 
-def test_a_follow_up_builds_on_the_finished_run(
+FOLLOW_UP = "Who is gathering the harbour's tide readings?"
+DRAWN = {"round_start", "source", "reflection", "warning", "report", "handoff", "supervisor"}
+
+
+def drawn_seqs(page: Any) -> list[int]:
+    found = page.eval_on_selector_all("#timeline > li", "els => els.map(e => e.dataset.seq)")
+    return [int(seq) for seq in found]
+
+
+def test_a_follow_up_keeps_the_first_turn(
     scripted: ScriptedBackend, ui: UiServer, browser: Any
 ) -> None:
+    """A follow-up is the thread's next turn: both questions and both reports stay on the
+    page, each with its own sources; the thread keeps its first question as its title, in
+    the history and the exports; the live view shows the follow-up's rounds only."""
     tab = Page(browser, ui)
     page = ask(tab, "How do tides work?")
     wait_status(page, "done")
+    page.locator("#report a.cite").first.wait_for(timeout=WAIT)
     first = log_of(ui, page)
-    page.fill("#follow-up", "What do harbour pilots read?")
+    scripted.delay = 0.3  # the follow-up slow enough to reload in the middle of it
+    page.fill("#follow-up", FOLLOW_UP)
     page.click("#follow button")
-    page.wait_for_selector("#status.status-running, #status.status-done", timeout=WAIT)
-    expect(page.locator("#status")).to_have_text("done", timeout=WAIT)
+    page.wait_for_url("**#turn-2")
+    page.wait_for_selector("#timeline li.round", timeout=WAIT)
+    assert min(drawn_seqs(page)) > first[-1]["seq"], "no round of the first turn is live"
+    tab.shot("thread-live", full=False)
     page.reload()
-    assert page.locator("#topic").inner_text() == "What do harbour pilots read?"
-    assert page.locator("#report a.cite").count() >= 1
-    later = log_of(ui, page)
-    assert later[: len(first)] == first, "the first turn's trail is kept"
-    assert sum(e["kind"] == "status" and e["status"] == "done" for e in later) == 2
+    wait_status(page, "done")
+    page.locator("#turn-2 #report a.cite").first.wait_for(timeout=WAIT)
+    log = log_of(ui, page)
+    began = next(e["seq"] for e in log if e.get("turn") == 2)
+    seqs = drawn_seqs(page)
+    assert seqs == sorted(set(seqs)) and min(seqs) >= began, "each event of turn 2 once"
+    assert set(seqs) >= {e["seq"] for e in log if e["kind"] in DRAWN and e["seq"] > began}
+    assert log[: len(first)] == first, "the first turn's trail is kept"
+
+    page.reload()  # as anyone opens it later
+    assert page.title() == "How do tides work? · ponder"
+    assert page.locator("#topic").inner_text() == "How do tides work?"
+    turns = page.locator("section.turn")
+    assert turns.count() == 2
+    assert turns.nth(0).locator("q.question").inner_text() == "How do tides work?"
+    assert turns.nth(1).locator("q.question").inner_text() == FOLLOW_UP
+    for turn in (turns.nth(0), turns.nth(1)):
+        assert turn.locator("article.report a.cite").count() >= 1
+        assert turn.locator("ol.sources > li").count() >= 1
+    first_report, second_report = (t.locator("article.report").inner_text() for t in turns.all())
+    assert first_report != second_report
+    cite = turns.nth(1).locator("a.cite").first
+    number = cite.inner_text().strip("[]")
+    cite.click()
+    assert page.url.endswith(f"#turn-2-source-{number}"), "a citation opens its own turn's source"
+    assert page.locator(f"#turn-2-source-{number}").is_visible()
+    page.evaluate("window.scrollTo(0, 0)")
+    tab.shot("thread")
+    page.set_viewport_size({"width": 375, "height": 812})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375, "no sideways scroll"
+    tab.shot("thread-375")
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+    with page.expect_download() as download:
+        page.click("#exports a[href$='export.md']")
+    assert download.value.suggested_filename == "how-do-tides-work.md"
+    whole = Path(download.value.path()).read_text(encoding="utf-8")
+    with page.expect_download() as download:
+        page.click("#turn-1 .exports a[href$='export.md?turn=1']")
+    only_first = Path(download.value.path()).read_text(encoding="utf-8")
+    assert whole.count("## Sources") == 2 and only_first.count("## Sources") == 1
+    assert whole.startswith(only_first.rstrip()) and len(whole) > len(only_first) + 100
+
+    page = tab.go("/runs")
+    assert page.get_by_role("link", name="How do tides work?").count() == 1
+    assert page.get_by_role("link", name=FOLLOW_UP).count() == 0, "one entry: the thread"
+    assert "2 questions" in (page.locator("ul.runs").text_content() or "")
+    page.fill("#q", "ather")  # a part of "gathering", in the follow-up
+    page.click("form.search button")
+    assert page.get_by_role("link", name="How do tides work?").count() == 1
+    tab.shot("history-thread", full=False)
     tab.close()
 
 

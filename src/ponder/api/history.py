@@ -51,9 +51,10 @@ class Turn:
     report: Report | None  # None: not finished (running, waiting, stopped or failed)
 
 
-async def turns(thread_id: str) -> list[Turn]:
+async def turns(thread_id: str, only: int | None = None) -> list[Turn]:
     """A run's turns in order, each with its report read back from the checkpoint it
-    finished in (nothing runs); empty for a run not recorded."""
+    finished in (nothing runs); empty for a run not recorded. ``only``: the report of
+    that turn alone is read (from 1; -1: the latest), the others' are None."""
     environment = read_environment()
     record = _history(environment).get(thread_id)
     if record is None:
@@ -66,7 +67,7 @@ async def turns(thread_id: str) -> list[Turn]:
             kept.ended,
             _report_of(thread_id, kept, values),
         )
-        for kept, values in await _turn_states(environment, record)
+        for kept, values in await _turn_states(environment, record, only)
     ]
 
 
@@ -75,7 +76,7 @@ async def reports(thread_id: str, turn: int | None = None) -> list[Report]:
     turn ``turn`` (from 1) alone; empty when there is none."""
     return [
         each.report
-        for each in await turns(thread_id)
+        for each in await turns(thread_id, turn)
         if each.report is not None and turn in (None, each.number)
     ]
 
@@ -84,7 +85,7 @@ async def report(thread_id: str) -> Report | None:
     """A finished run's report (of its latest turn), read from its checkpoint (nothing
     runs); None when that turn has none yet (it is running, waiting, stopped or failed
     before writing it)."""
-    found = await turns(thread_id)
+    found = await turns(thread_id, only=-1)
     return found[-1].report if found else None
 
 
@@ -97,7 +98,7 @@ async def trail(thread_id: str, turn: int | None = None) -> dict[str, Any] | Non
     record = _history(environment).get(thread_id)
     if record is None:
         return None
-    states = await _turn_states(environment, record)
+    states = await _turn_states(environment, record, turn)
     chosen = [(kept, values) for kept, values in states if turn in (None, kept.number)]
     if not chosen:
         return None
@@ -155,7 +156,7 @@ def _report_of(thread_id: str, turn: TurnRecord, values: dict[str, Any] | None) 
 
 
 async def _turn_states(
-    environment: Environment, record: RunRecord
+    environment: Environment, record: RunRecord, only: int | None = None
 ) -> list[tuple[TurnRecord, dict[str, Any] | None]]:
     """Each turn with the graph state it finished in: read at its checkpoint; the latest
     state for the last turn of a finished run from before turns were kept; None while a
@@ -169,9 +170,10 @@ async def _turn_states(
     found: list[tuple[TurnRecord, dict[str, Any] | None]] = []
     async with open_checkpointer(environment.machine) as saver:
         graph = graph_builder().compile(checkpointer=saver)
+        wanted = len(kept) + 1 + only if only is not None and only < 0 else only
         for index, turn in enumerate(kept):
             latest = index == len(kept) - 1 and record.status == "done"
-            if turn.checkpoint_id is None and not latest:
+            if (turn.checkpoint_id is None and not latest) or wanted not in (None, turn.number):
                 found.append((turn, None))
                 continue
             at = {"checkpoint_id": turn.checkpoint_id} if turn.checkpoint_id else {}

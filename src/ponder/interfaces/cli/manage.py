@@ -204,6 +204,9 @@ def runs_command(limit: int, as_json: bool, server: str | None = None) -> int:
     for record in records:
         updated = time.strftime("%Y-%m-%d %H:%M", time.localtime(record.updated))
         topic = record.topic if len(record.topic) <= 60 else record.topic[:59] + "…"
+        if record.turns > 1:  # a thread: its first question, then its follow-ups
+            more = record.turns - 1
+            topic += f" (+{more} follow-up{'s' if more > 1 else ''})"
         print(f"{record.thread_id:<{width}}  {record.status:<11}  {updated:<16}  {topic}")
     unfinished = [r for r in records if r.status != "done"]
     if unfinished:

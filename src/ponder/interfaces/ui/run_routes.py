@@ -86,7 +86,7 @@ async def report_fragment(request: Request) -> Response:
     record = visible_run(request)
     if record is None:
         return missing()
-    turns = await history.turns(record.thread_id)
+    turns = await history.turns(record.thread_id, only=-1)
     report = shown.report(user_of(request), turns[-1].report if turns else None)
     if report is None:
         return HTMLResponse("", status_code=204)
