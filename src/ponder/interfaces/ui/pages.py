@@ -143,16 +143,26 @@ def run_list(records: list[Any], *, empty: str, deletable: bool = False) -> str:
         )
         items.append(
             f'<li><a href="/runs/{escape(record.thread_id)}">{escape(record.topic)}</a> '
-            f"{_turns(record.turns)}"
+            f"{_turns(record)}"
             f'<span class="status status-{escape(record.status)}">{escape(record.status)}</span> '
             f'<span class="when">{when}</span>{delete}</li>'
         )
     return '<ul class="runs">\n' + "\n".join(items) + "\n</ul>\n"
 
 
-def _turns(count: int) -> str:
-    """A thread's follow-ups, counted in its history entry (its title: the first question)."""
-    return f'<span class="turns">{count} questions</span> ' if count > 1 else ""
+def _turns(record: Any) -> str:
+    """A thread's follow-ups in its history entry (its title: the first question)."""
+    if record.turns < 2:
+        return ""
+    then = " · ".join(escape(_short(question)) for question in record.questions[1:])
+    return (
+        f'<span class="turns">{record.turns} questions</span> '
+        f'<span class="follow-ups">then: {then}</span> '
+    )
+
+
+def _short(text: str, most: int = 100) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def history_page(records: list[Any], query: str) -> str:
