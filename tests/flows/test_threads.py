@@ -30,8 +30,11 @@ async def test_a_follow_up_keeps_the_first_turn_and_its_report(
     rig: Rig, corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first = await aresearch(FIRST, **over_corpus(rig, corpus, mode="loop", max_loops=1))
+    calls_before = len(rig.chat_log())
     second = await _follow_up(first.thread_id, SECOND)
     assert second.topic == SECOND and second.markdown != first.markdown
+    # Each turn counts what it cost, not what the thread has cost so far.
+    assert second.stats.llm_calls == len(rig.chat_log()) - calls_before
 
     record = history().get(first.thread_id)
     assert record is not None and record.topic == FIRST, "the thread keeps its first question"
@@ -45,10 +48,12 @@ async def test_a_follow_up_keeps_the_first_turn_and_its_report(
         FIRST, first.markdown, first.citations,
     )  # fmt: skip
     assert (kept[1].markdown, kept[1].citations) == (second.markdown, second.citations)
+    assert [k.stats.llm_calls for k in kept] == [first.stats.llm_calls, second.stats.llm_calls]
     assert all(t.ended is not None and t.ended >= t.started for t in turns)
 
     latest = await api_history.report(first.thread_id)
     assert latest is not None and latest.markdown == second.markdown
+    assert latest.stats.llm_calls == second.stats.llm_calls, "read alone, the same cost"
     only_first = await api_history.reports(first.thread_id, turn=1)
     assert [r.markdown for r in only_first] == [first.markdown]
     both = await api_history.reports(first.thread_id)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ponder.api import server_url
 from ponder.core.result import Report
+from ponder.core.stats import since
 from ponder.settings.environment import Environment, read_environment
 
 if TYPE_CHECKING:
@@ -160,24 +161,35 @@ async def _turn_states(
 ) -> list[tuple[TurnRecord, dict[str, Any] | None]]:
     """Each turn with the graph state it finished in: read at its checkpoint; the latest
     state for the last turn of a finished run from before turns were kept; None while a
-    turn has not finished."""
-    from langchain_core.runnables import RunnableConfig
-
+    turn has not finished. A turn's statistics are its own: the thread's less those of the
+    turn before it. ``only``: that turn's state alone (from 1; -1: the latest)."""
     from ponder.graphs.main import graph_builder
     from ponder.services.storage.checkpoints import open_checkpointer
 
     kept = _history(environment).turns(record.thread_id)
+    wanted = len(kept) + 1 + only if only is not None and only < 0 else only
     found: list[tuple[TurnRecord, dict[str, Any] | None]] = []
     async with open_checkpointer(environment.machine) as saver:
         graph = graph_builder().compile(checkpointer=saver)
-        wanted = len(kept) + 1 + only if only is not None and only < 0 else only
+        earlier: dict[str, Any] | None = None
         for index, turn in enumerate(kept):
-            latest = index == len(kept) - 1 and record.status == "done"
-            if (turn.checkpoint_id is None and not latest) or wanted not in (None, turn.number):
-                found.append((turn, None))
-                continue
-            at = {"checkpoint_id": turn.checkpoint_id} if turn.checkpoint_id else {}
-            config: RunnableConfig = {"configurable": {"thread_id": record.thread_id, **at}}
-            snapshot = await graph.aget_state(config)
-            found.append((turn, dict(snapshot.values or {})))
+            last = index == len(kept) - 1
+            needed = wanted in (None, turn.number, turn.number + 1)  # the next one's "before"
+            values = await _state_at(graph, record, turn, last) if needed else None
+            own = values and {**values, "stats": since(values.get("stats"), earlier)}
+            found.append((turn, own if wanted in (None, turn.number) else None))
+            earlier = values.get("stats") if values else None
     return found
+
+
+async def _state_at(graph: Any, record: RunRecord, turn: TurnRecord, last: bool) -> Any:
+    """The state a turn finished in, or None while it has not (the latest state stands in
+    for the last turn of a finished run from before turns were kept)."""
+    from langchain_core.runnables import RunnableConfig
+
+    if turn.checkpoint_id is None and not (last and record.status == "done"):
+        return None
+    at = {"checkpoint_id": turn.checkpoint_id} if turn.checkpoint_id else {}
+    config: RunnableConfig = {"configurable": {"thread_id": record.thread_id, **at}}
+    snapshot = await graph.aget_state(config)
+    return dict(snapshot.values or {})

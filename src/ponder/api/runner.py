@@ -12,6 +12,7 @@ from typing import Any
 from ponder.core.errors import ClarificationNeeded, PonderError
 from ponder.core.events import ProgressEvent
 from ponder.core.result import Report
+from ponder.core.stats import since
 from ponder.settings.configuration import Configuration
 from ponder.settings.environment import Environment
 
@@ -82,6 +83,7 @@ async def drive(
         async with open_checkpointer(environment.machine) as saver:
             graph = graph_builder().compile(checkpointer=saver)
             snapshot = await graph.aget_state(config)
+            earlier = snapshot.values.get("stats") if follows else None  # the earlier turns' cost
             if follows and (before := checkpoint_of(snapshot)):
                 runs.settle(thread_id, follows, before)
             # A finished run is not run again (its reducers would append a second pass).
@@ -114,7 +116,7 @@ async def drive(
                 if asyncio.iscoroutine(answer) or isinstance(answer, Awaitable):
                     answer = await answer
                 pending = Command(resume=str(answer))
-            values = snapshot.values
+            values = {**snapshot.values, "stats": since(snapshot.values.get("stats"), earlier)}
         report = Report.from_state(topic, thread_id, values, time.perf_counter() - started)
         status, checkpoint = "done", checkpoint_of(snapshot)
         yield report
