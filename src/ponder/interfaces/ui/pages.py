@@ -221,7 +221,7 @@ data-after="{began[0]}" data-turn="{began[1]}">
 <ol id="timeline" class="timeline"></ol>
 <div id="draft" class="draft" hidden><h2>Writing the report</h2><pre id="draft-text"></pre></div>
 </details>
-<article id="report" class="report">{written}</article>
+<article id="report" class="report" data-turn="{len(turns)}">{written}</article>
 </section>
 {_follow_up(thread, shown=status == "done")}
 </div>""",

@@ -22,7 +22,8 @@ def earlier_turns(thread: str, turns: Sequence[Turn]) -> str:
     return "\n".join(
         f'<section class="turn" id="turn-{turn.number}" data-turn="{turn.number}">\n'
         f"{asked(thread, turn, len(turns))}\n"
-        f'<article class="report">{_written(turn)}</article>\n</section>'
+        f'<article class="report" data-turn="{turn.number}">{_written(turn)}</article>\n'
+        "</section>"
         for turn in turns[:-1]
     )
 
