@@ -20,7 +20,8 @@ EventKind = Literal[
     "overruled",
     "warning",
     "handoff",
-    "clarification",
+    "clarification",  # the run pauses on this question (emitted by the runner, once)
+    "answered",  # the person's answer to it, as the run received it
     "supervisor",
     "researcher",
     "token",
