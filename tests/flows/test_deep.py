@@ -12,6 +12,7 @@ from support import long_summary, over_corpus
 
 from ponder import ClarificationNeeded, aresearch, aresume, stream
 from ponder.api import stream_resume
+from ponder.core.events import ProgressEvent
 from ponder.core.result import Report
 from ponder.services.text.citations import cited_numbers
 from ponder.testing import ChatRequest, Fault, Rig, ScriptedBackend, auto_reply
@@ -211,3 +212,18 @@ async def test_a_bug_inside_a_researcher_raises_instead_of_becoming_a_failed_not
     monkeypatch.setattr("ponder.nodes.web_research.best_passages", buggy_passages)
     with pytest.raises(KeyError, match="passages"):
         await aresearch("Tides", **settings(rig, corpus, mode="deep"))
+
+
+async def test_each_researchers_events_name_it_and_every_round_is_counted(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    """Parallel researchers are told apart live, and the rounds a live view counts are the
+    report's: a deep run's stats said 0 rounds after its researchers' rounds."""
+    scripted.overrides["SupervisorDecision"] = decisions(["moon orbit", "harbour pilots"])
+    events = [e async for e in stream("Oceans", **settings(rig, corpus, mode="deep", max_loops=2))]
+    report = events.pop()
+    assert isinstance(report, Report)
+    inside = [e for e in events if isinstance(e, ProgressEvent) and "researcher" in e.path]
+    assert inside and {e.data.get("researcher") for e in inside} == {"moon orbit", "harbour pilots"}
+    rounds = [e for e in inside if e.kind == "round_start"]
+    assert report.stats.rounds == len(rounds) >= 2

@@ -17,6 +17,7 @@ from ponder.core.topic import slug
 from ponder.interfaces.html import render_html, report_body
 from ponder.interfaces.ui import pages, shown
 from ponder.interfaces.ui.asking import continued
+from ponder.interfaces.ui.draft import draft_html, draft_text
 from ponder.interfaces.ui.manager import RunManager
 from ponder.interfaces.ui.requests import (
     manager_of,
@@ -36,7 +37,9 @@ async def run_page(request: Request) -> HTMLResponse:
     live = manager_of(request).is_live(record.thread_id)
     user = user_of(request)
     report = None if live else shown.report(user, await history.report(record.thread_id))
-    return HTMLResponse(pages.run_page(shown.record(user, record), report, live))
+    logged = manager_of(request).run(record.thread_id).events
+    seen = logged[-1][0] if logged else 0
+    return HTMLResponse(pages.run_page(shown.record(user, record), report, live, seen))
 
 
 async def events(request: Request) -> Response:
@@ -74,6 +77,19 @@ async def log(request: Request) -> Response:
     run = manager_of(request).run(record.thread_id)
     view = shown.view_for(user_of(request))
     return JSONResponse([{"seq": seq, **shown.event(view, event)} for seq, event in run.events])
+
+
+async def draft(request: Request) -> Response:
+    """The streamed draft so far, rendered (:mod:`.draft`); its headers say how many
+    characters of the model's text and which event it reaches."""
+    record = visible_run(request)
+    if record is None:
+        return missing()
+    run = manager_of(request).run(record.thread_id)
+    view = shown.view_for(user_of(request))
+    text, seq = draft_text((seq, shown.event(view, event)) for seq, event in run.events)
+    headers = {"x-draft-chars": str(len(text)), "x-draft-seq": str(seq)}
+    return HTMLResponse(draft_html(text), headers=headers)
 
 
 async def report_fragment(request: Request) -> Response:
