@@ -173,9 +173,6 @@ def test_a_reload_mid_run_replays_with_no_gap_and_no_duplicate(
     log = log_of(ui, page)
     drawn = {"round_start", "source", "reflection", "warning", "report", "handoff", "supervisor"}
     assert set(seqs) >= {e["seq"] for e in log if e["kind"] in drawn}, "no event was missed"
-    streamed = "".join(e["data"]["text"] for e in log if e["kind"] == "token")
-    drawn = httpx.get(f"{ui.url}{urlsplit(page.url).path}/draft", timeout=10)
-    assert drawn.headers["x-draft-chars"] == str(len(streamed)), "every token exactly once"
     tab.close()
 
 

@@ -38,7 +38,6 @@ from ponder.interfaces.ui.requests import (
 )
 from ponder.interfaces.ui.run_routes import (
     act,
-    draft,
     events,
     export,
     log,
@@ -81,7 +80,6 @@ def create_app(
         Route("/runs/{thread_id}/events", events, methods=["GET"]),
         Route("/runs/{thread_id}/log", log, methods=["GET"]),
         Route("/runs/{thread_id}/report", report_fragment, methods=["GET"]),
-        Route("/runs/{thread_id}/draft", draft, methods=["GET"]),
         Route("/runs/{thread_id}/export.{kind:str}", export, methods=["GET"]),
         Route("/runs/{thread_id}/{action:str}", act, methods=["POST"]),
         Route("/api/models", _models, methods=["GET"]),

@@ -17,7 +17,7 @@ from ponder.core.topic import slug
 from ponder.interfaces.html import render_html, report_body
 from ponder.interfaces.ui import pages, shown
 from ponder.interfaces.ui.asking import continued
-from ponder.interfaces.ui.draft import draft_html, draft_text
+from ponder.interfaces.ui.draft import with_drafts
 from ponder.interfaces.ui.manager import RunManager
 from ponder.interfaces.ui.requests import (
     manager_of,
@@ -51,8 +51,17 @@ async def events(request: Request) -> Response:
     user = user_of(request)
     view = shown.view_for(user)
 
+    run = manager_of(request).run(record.thread_id)
+
+    def log() -> list[tuple[int, dict[str, Any]]]:
+        return [(seq, shown.event(view, event)) for seq, event in run.events]
+
     async def stream() -> Any:
-        async for seq, event in follow:
+        async for item in with_drafts(follow, log):
+            if isinstance(item, dict):  # the draft so far, rendered (draft.py)
+                yield {"event": "draft", "data": json.dumps(item)}
+                continue
+            seq, event = item
             data = json.dumps(shown.event(view, event))
             yield {"id": str(seq), "event": "progress", "data": data}
         # How the run stands now: a replayed log of a run killed mid-way ends on "running".
@@ -77,19 +86,6 @@ async def log(request: Request) -> Response:
     run = manager_of(request).run(record.thread_id)
     view = shown.view_for(user_of(request))
     return JSONResponse([{"seq": seq, **shown.event(view, event)} for seq, event in run.events])
-
-
-async def draft(request: Request) -> Response:
-    """The streamed draft so far, rendered (:mod:`.draft`); its headers say how many
-    characters of the model's text and which event it reaches."""
-    record = visible_run(request)
-    if record is None:
-        return missing()
-    run = manager_of(request).run(record.thread_id)
-    view = shown.view_for(user_of(request))
-    text, seq = draft_text((seq, shown.event(view, event)) for seq, event in run.events)
-    headers = {"x-draft-chars": str(len(text)), "x-draft-seq": str(seq)}
-    return HTMLResponse(draft_html(text), headers=headers)
 
 
 async def report_fragment(request: Request) -> Response:

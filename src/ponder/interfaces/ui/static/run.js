@@ -36,7 +36,7 @@ export class RunView {
     this.timeline = new Timeline(document.getElementById("timeline"), document.getElementById("latest"));
     this.researchers = document.getElementById("researchers");
     this.byResearcher = new Map();
-    this.draft = new DraftView(this.id);
+    this.draft = new DraftView();
     this.headline = document.getElementById("headline");
     this.live = document.getElementById("live");
   }
@@ -56,6 +56,10 @@ export class RunView {
       if (source.readyState !== EventSource.OPEN) this.connection(false);
     });
     source.addEventListener("open", () => this.connection(true));
+    source.addEventListener("draft", (message) => {
+      const draft = JSON.parse(message.data); // rendered and escaped by the server
+      if (!this.drawn(Number(draft.seq))) this.draft.draw(String(draft.html), String(draft.chars));
+    });
     source.addEventListener("end", (message) => {
       this.connection(true);
       source.close();
@@ -141,18 +145,12 @@ export class RunView {
       case "answered":
         this.item(seq, "answered", el("strong", {}, "You answered: "), String(data.answer || ""));
         break;
-      case "drafting": case "token":
-        if (!this.drawn(seq)) this.draft.changed();
-        break;
       case "discarded": case "cut": {
         const what = event.kind === "cut"
           ? `Part of the draft was cut: ${data.reason || "it degenerated"}. The rest is completed from the findings.`
           : `A draft was discarded: ${data.reason || "unusable"}. It is written again, or built from the sources' passages.`;
         this.item(seq, "note", what);
-        if (!this.drawn(seq)) {
-          this.draft.say(what);
-          this.draft.changed();
-        }
+        if (!this.drawn(seq)) this.draft.say(what);
         break;
       }
       case "report":
