@@ -6,8 +6,8 @@ The draft is not stored: it is what the run's event log says since the run's las
 (:func:`draft_text`). A tab's event stream carries it (:func:`with_drafts`): after the
 events that changed it, once the stream has caught up, as one ``draft`` message. Each
 rendering reads the whole draft again, so a long one is rendered less often: the next waits
-ten times as long as the last took, which keeps the renderer to a tenth of the server's time
-whatever the draft's length (a short draft still follows every token).
+ten times as long as the last took (at least 50 ms), which keeps the renderer to a tenth of
+the server's time whatever the draft's length.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ponder.interfaces.html import markdown_to_html
 Entry = tuple[int, dict[str, Any]]
 CHANGES_IT = frozenset({"drafting", "token", "discarded", "cut"})
 RENDER_SHARE = 10  # wait this many times the last rendering's time before the next
+RENDER_GAP = 0.05  # s: and at least this long (a redraw costs the tab a layout of it all)
 
 
 def draft_text(events: Iterable[Entry]) -> tuple[str, int]:
@@ -74,7 +75,8 @@ async def with_drafts(
             if not done:  # caught up, and the draft changed: send it
                 started = time.monotonic()
                 yield await _rendered(log())
-                allowed_at = time.monotonic() + RENDER_SHARE * (time.monotonic() - started)
+                took = time.monotonic() - started
+                allowed_at = time.monotonic() + max(RENDER_SHARE * took, RENDER_GAP)
                 changed = False
                 continue
             try:
