@@ -142,11 +142,14 @@ def test_the_draft_is_rendered_where_the_report_will_be_and_says_why_it_was_repl
     wait_status(page, "done")
     page.locator("#report a.cite").first.wait_for(timeout=WAIT)
     assert page.locator("#draft").is_hidden()
-    assert note.is_visible() and "discarded" in note.inner_text(), (
-        "the reason stays with the report"
-    )
+    said = note.inner_text()
+    assert "draft was discarded (a sentence is repeated" in said, "the reason stays there"
+    assert "the report below is the model's next attempt" in said, said
     assert page.locator("#report table").count() == 1
     tab.shot("live-draft-done")
+    page.set_viewport_size({"width": 375, "height": 812})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375, "no sideways scroll"
+    tab.shot("live-draft-done-375")
     tab.close()
     assert server.stop() == 0
 
@@ -198,11 +201,12 @@ def test_the_deep_pipeline_names_its_researchers_and_its_counters_agree_with_the
     }
     scripted.overrides["Reflection"] = never_enough
     scripted.delay = 0.05
-    tab = Page(browser, server)
+    tab = Page(browser, server, color_scheme="dark")
     page = ask(tab, "Tides, harbours and the Moon", mode="deep")
     wait_status(page, "done")
     page.locator("#report a.cite").first.wait_for(timeout=WAIT)
     page.click("#live summary")
+    assert page.locator("#latest").is_hidden(), "nobody scrolled: nothing waits below"
     cards = page.locator("#researchers .researcher")
     assert sorted(cards.locator("p").all_inner_texts()) == ["harbour pilots", "moon orbit"]
     for text in cards.locator("span").all_inner_texts():

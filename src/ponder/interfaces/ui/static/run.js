@@ -89,7 +89,8 @@ export class RunView {
     const data = event.data || {};
     // Parallel researchers are told apart by their sub-topic.
     const who = data.researcher ? String(data.researcher) : "";
-    const where = who ? `${who} · ` : "";
+    const inside = (event.path || []).includes("researcher"); // a run logged before names
+    const where = who ? `${who} · ` : inside ? "researcher · " : "";
     switch (event.kind) {
       case "status":
         if (event.status === "done" && Array.isArray(event.sources)) this.renumber(event.sources);
@@ -150,13 +151,17 @@ export class RunView {
           ? `Part of the draft was cut: ${data.reason || "it degenerated"}. The rest is completed from the findings.`
           : `A draft was discarded: ${data.reason || "unusable"}. It is written again, or built from the sources' passages.`;
         this.item(seq, "note", what);
+        if (event.kind === "discarded") this.lastDiscard = String(data.reason || "unusable");
         if (!this.drawn(seq)) this.draft.say(what);
         break;
       }
       case "report":
         this.item(seq, "done", `Report written: ${data.cited || 0} source(s) cited`);
-        if (data.extractive && !this.drawn(seq)) {
+        if (this.drawn(seq)) break;
+        if (data.extractive) {
           this.draft.say("The model's text was unusable: this report is built from the sources' passages.");
+        } else if (this.lastDiscard) {
+          this.draft.say(`A draft was discarded (${this.lastDiscard}); the report below is the model's next attempt, checked.`);
         }
         break;
       default: break;
@@ -285,6 +290,7 @@ export class RunView {
     if (status === "running") {
       this.turn = (this.turn || 0) + 1; // a resume or a follow-up: a report fetched before is stale
       this.draft.reopen();
+      this.lastDiscard = "";
       this.live.hidden = false;
       this.live.open = true;
     }

@@ -9,7 +9,11 @@ export class Timeline {
     this.list = list;
     this.button = button;
     this.following = true;
+    this.placed = 0; // where this script last scrolled the box to
     list.addEventListener("scroll", () => {
+      // The scroll this script made is reported a frame later, when newer steps may have
+      // made the box taller already: only the person's own scroll changes the mode.
+      if (Math.abs(list.scrollTop - this.placed) < 2) return;
       this.following = this.atBottom();
       if (this.following) this.button.hidden = true;
     }, { passive: true });
@@ -23,13 +27,26 @@ export class Timeline {
 
   append(item) {
     this.list.append(item);
-    if (this.following) this.list.scrollTop = this.list.scrollHeight;
-    else this.button.hidden = false; // newer steps wait below
+    if (!this.following) {
+      this.button.hidden = false; // newer steps wait below
+      return;
+    }
+    // Once per frame, not per step: reading the box's height lays the page out.
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      if (this.following) this.bottom();
+    });
+  }
+
+  bottom() {
+    this.list.scrollTop = this.list.scrollHeight;
+    this.placed = this.list.scrollTop;
   }
 
   latest() {
     this.following = true;
     this.button.hidden = true;
-    this.list.scrollTop = this.list.scrollHeight;
+    this.bottom();
   }
 }
