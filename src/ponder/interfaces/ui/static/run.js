@@ -1,7 +1,7 @@
 // A run's page: its live progress (server-sent events, replayed from the start or from
-// Last-Event-ID, so a reload shows no gap and no duplicate), then its report. What the
-// server drew already (events up to data-seen: the status, a finished report) is not drawn
-// again by the replay, which only fills the trail.
+// Last-Event-ID, so a reload shows no gap and no duplicate), then its report. A finished
+// run's page has its report drawn by the server already: the replay of the events it
+// shows (up to data-seen) only fills the trail, and moves nothing.
 
 import { el } from "./dom.js";
 import { DraftView } from "./draft.js";
@@ -94,7 +94,7 @@ export class RunView {
     switch (event.kind) {
       case "status":
         if (event.status === "done" && Array.isArray(event.sources)) this.renumber(event.sources);
-        if (seq > this.seen) this.status(event);
+        if (!this.drawn(seq)) this.status(event);
         else [this.state.phase, this.ended] = [STATUS_WORDS[event.status] || event.status, event.status];
         break;
       case "node_start":
