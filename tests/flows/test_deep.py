@@ -11,6 +11,8 @@ import pytest
 from support import long_summary, over_corpus
 
 from ponder import ClarificationNeeded, aresearch, aresume, stream
+from ponder.api import stream_resume
+from ponder.core.events import ProgressEvent
 from ponder.core.result import Report
 from ponder.services.text.citations import cited_numbers
 from ponder.testing import ChatRequest, Fault, Rig, ScriptedBackend, auto_reply
@@ -90,15 +92,38 @@ async def test_clarification_through_a_callback(
 ) -> None:
     asked = itertools.count()
     scripted.overrides["Clarification"] = lambda _r: {
-        "need_clarification": next(asked) < 5,
-        "question": "Which era?",
+        "need_clarification": True,
+        "question": f"Which era, {next(asked)}?",
         "verification": "",
     }
     questions: list[str] = []
     config = settings(rig, corpus, mode="deep", allow_clarification=True)
     report = await aresearch("Tides", ask=lambda q: questions.append(q) or "vague", **config)
-    assert questions == ["Which era?", "Which era?"]  # hard cap: two questions
+    assert questions == ["Which era, 0?", "Which era, 1?"]  # hard cap: two questions
     assert report.markdown
+
+
+async def test_a_question_answered_already_is_not_asked_again(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    """A small model re-asks its question after the answer: the person is asked once, the
+    answer reaches the brief, and the run says it received the answer (once)."""
+    scripted.overrides["Clarification"] = lambda _r: {
+        "need_clarification": True,
+        "question": "Which era?",
+        "verification": "",
+    }
+    config = settings(rig, corpus, mode="deep", allow_clarification=True)
+    with pytest.raises(ClarificationNeeded) as paused:
+        await aresearch("Tides", **config)
+    *events, report = [item async for item in stream_resume(paused.value.thread_id, "Bronze")]
+    assert isinstance(report, Report) and report.markdown.startswith("# ")
+    assert [e.kind for e in events if e.kind in ("clarification", "answered")] == ["answered"]
+    [answered] = [e for e in events if e.kind == "answered"]
+    assert answered.data == {"question": "Which era?", "answer": "Bronze"}
+    [brief] = [e for e in rig.chat_log() if e.schema == "ResearchBrief"]
+    assert "Answer: Bronze" in brief.messages[-1]["content"]
+    assert report.stats.texts_rejected >= 1
 
 
 async def test_three_researchers_run_concurrently_and_a_fourth_waits(
@@ -187,3 +212,18 @@ async def test_a_bug_inside_a_researcher_raises_instead_of_becoming_a_failed_not
     monkeypatch.setattr("ponder.nodes.web_research.best_passages", buggy_passages)
     with pytest.raises(KeyError, match="passages"):
         await aresearch("Tides", **settings(rig, corpus, mode="deep"))
+
+
+async def test_each_researchers_events_name_it_and_every_round_is_counted(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    """Parallel researchers are told apart live, and the rounds a live view counts are the
+    report's: a deep run's stats said 0 rounds after its researchers' rounds."""
+    scripted.overrides["SupervisorDecision"] = decisions(["moon orbit", "harbour pilots"])
+    events = [e async for e in stream("Oceans", **settings(rig, corpus, mode="deep", max_loops=2))]
+    report = events.pop()
+    assert isinstance(report, Report)
+    inside = [e for e in events if isinstance(e, ProgressEvent) and "researcher" in e.path]
+    assert inside and {e.data.get("researcher") for e in inside} == {"moon orbit", "harbour pilots"}
+    rounds = [e for e in inside if e.kind == "round_start"]
+    assert report.stats.rounds == len(rounds) >= 2

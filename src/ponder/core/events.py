@@ -20,12 +20,14 @@ EventKind = Literal[
     "overruled",
     "warning",
     "handoff",
-    "clarification",
+    "clarification",  # the run pauses on this question (emitted by the runner, once)
+    "answered",  # the person's answer to it, as the run received it
     "supervisor",
     "researcher",
+    "drafting",  # a streamed text begins: the report, or the next of its sections
     "token",
-    "discarded",
-    "cut",
+    "discarded",  # the text streamed since the last ``drafting`` is not kept
+    "cut",  # of that text, the first ``keep`` characters are kept
     "report",
 ]
 

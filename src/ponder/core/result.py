@@ -63,7 +63,9 @@ class RunStats(BaseModel):
     model_seconds: float = 0.0
     search_calls: int = 0
     search_seconds: float = 0.0
-    rounds: int = 0
+    rounds: int = Field(
+        0, description="Search rounds: the loop's, and in the deep pipeline each researcher's."
+    )
     retries: int = 0
     fallbacks: int = 0
     citations_removed: int = 0
@@ -123,10 +125,13 @@ class RunStats(BaseModel):
 
     @classmethod
     def from_state(cls, stats: dict[str, Any], rounds: int, wall: float) -> RunStats:
+        """``rounds``: the loop's own count, for a run recorded before every round was
+        counted in ``stats`` (researchers' rounds included, as a live view counts them)."""
         known = {k: v for k, v in stats.items() if k in cls.model_fields}
         known["extractive_report"] = bool(stats.get("extractive_report"))
         known["warnings"] = collapse(stats.get("warnings") or [])
-        return cls(**{**known, "rounds": rounds, "wall_seconds": round(wall, 3)})
+        known["rounds"] = int(stats.get("rounds") or rounds)
+        return cls(**{**known, "wall_seconds": round(wall, 3)})
 
 
 class Report(BaseModel):

@@ -6,6 +6,7 @@ the model call: ``ask_user`` (:mod:`.ask_user`) only pauses with LangGraph's ``i
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from ponder import prompts
@@ -34,10 +35,27 @@ async def clarify_with_user(state: DeepState, ctx: NodeContext) -> dict[str, Any
     fallback = Clarification(need_clarification=False, question="", verification="")
     decision = await ctx.llm().structured(Clarification, prompt, fallback)
     question = decision.question.strip() if decision.need_clarification else ""
-    if question and not usable_text(question):
+    if question and (not usable_text(question) or asked_before(question, state)):
+        # A garbled question helps nobody, and one already answered would tell the person
+        # their answer went unheard: research the request as it stands.
         ctx.count("texts_rejected")
-        question = ""  # a garbled question helps nobody: research the request as it stands
+        question = ""
     return {"pending_question": question}
+
+
+def asked_before(question: str, state: DeepState) -> bool:
+    """Whether the person was asked this already (the same words, whatever the case and
+    punctuation): a small model re-asks its question after the answer."""
+    words = _words(question)
+    return any(
+        _words(line.removeprefix("Question: ")) == words
+        for line in state.get("conversation", [])
+        if line.startswith("Question: ")
+    )
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
 
 
 def route_clarify(state: DeepState) -> Literal["ask_user", "write_research_brief"]:

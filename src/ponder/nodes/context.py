@@ -24,6 +24,8 @@ from ponder.settings.environment import Environment
 from ponder.settings.run_settings import SERVED_KEY, run_configuration, run_environment
 
 S = TypeVar("S")
+# The metadata key naming the deep pipeline's researcher (its sub-topic) a node works for.
+RESEARCHER_KEY = "ponder_researcher"
 
 
 @dataclass
@@ -38,6 +40,7 @@ class NodeContext:
     usage: Usage = field(default_factory=Usage)
     warnings: list[str] = field(default_factory=list)
     counters: dict[str, float] = field(default_factory=dict)
+    researcher: str = ""  # the sub-topic, inside a deep pipeline's researcher; its events say
 
     def llm(self, role: str = "default") -> LLM:
         return LLM(
@@ -76,7 +79,8 @@ class NodeContext:
         try:
             from langgraph.config import get_stream_writer
 
-            get_stream_writer()({"event": kind, "node": self.name, **data})
+            who = {"researcher": self.researcher} if self.researcher else {}
+            get_stream_writer()({"event": kind, "node": self.name, **who, **data})
         except (RuntimeError, KeyError):
             pass
 
@@ -108,6 +112,7 @@ async def run_node(name: str, body: NodeFn[S], state: S, config: RunnableConfig)
     served = SERVED_KEY in ((config or {}).get("configurable") or {})
     view = CallerView(settings) if served else None
     ctx = NodeContext(name, settings, run_environment(config), view)
+    ctx.researcher = str(((config or {}).get("metadata") or {}).get(RESEARCHER_KEY) or "")
     ctx.emit("node_start")
     started = time.perf_counter()
     try:

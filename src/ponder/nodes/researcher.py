@@ -9,7 +9,7 @@ from langgraph.errors import GraphInterrupt
 
 from ponder.core.deep_state import ResearcherResult, ResearcherTask
 from ponder.core.errors import ModelNotFoundError, OllamaUnavailableError, PonderError, SearchError
-from ponder.nodes.context import NodeContext, run_node
+from ponder.nodes.context import RESEARCHER_KEY, NodeContext, run_node
 
 
 def make_researcher(loop_graph: Any) -> Any:
@@ -35,7 +35,12 @@ async def research_subtopic(
     # The checkpointer, namespace, stream writer and the run's settings (its configurable
     # and runtime context) are inherited from LangGraph's context; on a served graph the
     # researcher's nodes check the caller's settings again, as every node does.
-    config = RunnableConfig(recursion_limit=ctx.config.recursion_limit)
+    # Its topic travels in the metadata, which LangGraph hands on to the loop's nodes: each
+    # of their progress events names its researcher (parallel ones are told apart live).
+    config = RunnableConfig(
+        recursion_limit=ctx.config.recursion_limit,
+        metadata={RESEARCHER_KEY: task["topic"]},
+    )
     try:
         output = await loop_graph.ainvoke(dict(task), config)
     except (GraphInterrupt, OllamaUnavailableError, ModelNotFoundError, SearchError):

@@ -31,6 +31,7 @@ async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     queries = searchable(state.get("queries"), ctx.config.queries_per_round)
     round_number = rounds_done(state, ctx.config) + 1
     ctx.emit("round_start", round=round_number, max_rounds=ctx.config.max_loops, queries=queries)
+    ctx.count("rounds")  # every search round of the run, the loop's and each researcher's
     # Off the event loop: opening the local index touches the disk (LangGraph Server forbids
     # blocking calls in async nodes).
     backend = await asyncio.to_thread(

@@ -211,7 +211,8 @@ class RunManager:
                 async for item in items:
                     if isinstance(item, Report):
                         stats = item.stats.model_dump()
-                        run.add({"kind": "status", "status": "done", "stats": stats})
+                        numbers = report_numbers(item)
+                        run.add({"kind": "status", "status": "done", "stats": stats, **numbers})
                     else:
                         run.add(item.model_dump())
         except ClarificationNeeded as exc:
@@ -238,6 +239,17 @@ class RunManager:
         while any(run.live for run in self._runs.values()):
             await asyncio.sleep(FLUSH_SECONDS)
             await self.flush()
+
+
+def report_numbers(report: Report) -> dict[str, Any]:
+    """Each source read, by its address: the number the report cites it by (a live view
+    showed it by its number in the run, or in its researcher) and whether it is cited."""
+    return {
+        "sources": [
+            {"url": s.url, "number": s.number, "registry": s.registry_number, "cited": s.cited}
+            for s in report.sources
+        ]
+    }
 
 
 def _already_running(thread_id: str) -> PonderError:

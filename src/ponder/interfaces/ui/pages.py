@@ -178,11 +178,16 @@ def history_page(records: list[Any], query: str) -> str:
 
 
 def run_page(
-    record: Any, turns: Sequence[Turn], live: bool, began: tuple[int, int] = (0, 1)
+    record: Any,
+    turns: Sequence[Turn],
+    live: bool,
+    began: tuple[int, int] = (0, 1),
+    seen: int = 0,
 ) -> str:
     """A run's page: its turns (threads.py), the latest with the live view; ``began``:
     the seq after which the log's latest turn begins, and its number (the live view
-    replays that turn's events only)."""
+    replays that turn's events only); ``seen``: the last event of the log this page
+    already shows (run.js replays the log for the trail, and leaves what is drawn here)."""
     thread = escape(record.thread_id)
     status = "running" if live else record.status
     current = turns[-1] if turns else None
@@ -200,7 +205,7 @@ def run_page(
     return layout(
         record.topic,
         f"""<div class="run" data-run="{thread}" data-live="{int(live)}" \
-data-after="{began[0]}" data-turn="{began[1]}">
+data-after="{began[0]}" data-turn="{began[1]}" data-seen="{int(seen)}">
 <h1 id="topic">{escape(record.topic)}</h1>
 <p class="meta"><span id="status" class="status status-{escape(status)}">{escape(word)}</span>
  · run <code>{thread}</code>{_cost(report if status == "done" else None)}</p>
@@ -219,8 +224,12 @@ data-after="{began[0]}" data-turn="{began[1]}">
 <p id="headline" role="status" aria-live="polite"></p>
 <div id="researchers" class="researchers"></div>
 <ol id="timeline" class="timeline"></ol>
-<div id="draft" class="draft" hidden><h2>Writing the report</h2><pre id="draft-text"></pre></div>
+<button type="button" id="latest" class="latest quiet" hidden>Jump to latest</button>
 </details>
+{_report_note(report if status == "done" else None)}
+<section id="draft" class="draft" aria-label="The report, as it is written" hidden>
+<p class="hint">Being written — the checked report takes its place.</p>
+<div id="draft-text" class="report"></div></section>
 <article id="report" class="report" data-turn="{len(turns)}">{written}</article>
 </section>
 {_follow_up(thread, shown=status == "done")}
@@ -229,14 +238,28 @@ data-after="{began[0]}" data-turn="{began[1]}">
 
 
 def _cost(report: Report | None) -> str:
+    """What the run cost, in the words and figures of the live view's counters (run.js)."""
     if report is None:
         return '<span id="cost"></span>'
     stats = report.stats
     tokens = stats.prompt_tokens + stats.completion_tokens
     return (
         f'<span id="cost"> · {stats.wall_seconds:.0f} s · {stats.llm_calls} model calls · '
-        f"{tokens:,} tokens · {stats.rounds} round(s)</span>"
+        f"{tokens:,} tokens · {stats.rounds} round(s) · {len(report.sources)} source(s) read"
+        "</span>"
     )
+
+
+def _report_note(report: Report | None) -> str:
+    """Above the report: why it is not (all) the model's text, when it is not."""
+    stats = report.stats if report is not None else None
+    if stats is not None and stats.extractive_report:
+        text = "The model's text was unusable: this report is built from the sources' passages."
+    elif stats is not None and (stats.texts_cut or stats.sections_from_notes):
+        text = "Part of the model's text was unusable: it was completed from the findings."
+    else:
+        return '<p id="report-note" class="note" role="status" hidden></p>'
+    return f'<p id="report-note" class="note" role="status">{escape(text)}</p>'
 
 
 def _controls(thread: str, status: str, turns: int = 1) -> str:

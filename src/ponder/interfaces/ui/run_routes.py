@@ -18,6 +18,7 @@ from ponder.core.topic import slug
 from ponder.interfaces.html import render_html, report_body, turn_anchors
 from ponder.interfaces.ui import pages, shown, threads
 from ponder.interfaces.ui.asking import continued
+from ponder.interfaces.ui.draft import with_drafts
 from ponder.interfaces.ui.manager import RunManager
 from ponder.interfaces.ui.requests import (
     manager_of,
@@ -41,8 +42,10 @@ async def run_page(request: Request) -> HTMLResponse:
         dataclasses.replace(turn, report=shown.report(user, turn.report))
         for turn in await history.turns(record.thread_id)
     ]
-    began = threads.turn_began(manager.run(record.thread_id).events)
-    return HTMLResponse(pages.run_page(shown.record(user, record), turns, live, began))
+    logged = manager.run(record.thread_id).events
+    began = threads.turn_began(logged)
+    seen = logged[-1][0] if logged else 0
+    return HTMLResponse(pages.run_page(shown.record(user, record), turns, live, began, seen))
 
 
 async def events(request: Request) -> Response:
@@ -54,8 +57,17 @@ async def events(request: Request) -> Response:
     user = user_of(request)
     view = shown.view_for(user)
 
+    run = manager_of(request).run(record.thread_id)
+
+    def log() -> list[tuple[int, dict[str, Any]]]:
+        return [(seq, shown.event(view, event)) for seq, event in run.events]
+
     async def stream() -> Any:
-        async for seq, event in follow:
+        async for item in with_drafts(follow, log):
+            if isinstance(item, dict):  # the draft so far, rendered (draft.py)
+                yield {"event": "draft", "data": json.dumps(item)}
+                continue
+            seq, event = item
             data = json.dumps(shown.event(view, event))
             yield {"id": str(seq), "event": "progress", "data": data}
         # How the run stands now: a replayed log of a run killed mid-way ends on "running".

@@ -153,6 +153,8 @@ class LLM:
         for attempt in range(self.config.max_retries + 1):
             if attempt:
                 self.usage.retries += 1
+            if live:  # a live view starts a part (the report, or its next section) here
+                self._emit("drafting")
             try:
                 reply, stopped = await self._stream(messages, rejected, live, watch)
             except ModelCallError as exc:

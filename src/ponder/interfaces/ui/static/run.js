@@ -1,7 +1,11 @@
 // A run's page: its live progress (server-sent events, replayed from the start or from
-// Last-Event-ID, so a reload shows no gap and no duplicate), then its report.
+// Last-Event-ID, so a reload shows no gap and no duplicate), then its report. A finished
+// run's page has its report drawn by the server already: the replay of the events it
+// shows (up to data-seen) only fills the trail, and moves nothing.
 
 import { el } from "./dom.js";
+import { DraftView } from "./draft.js";
+import { Timeline } from "./timeline.js";
 import { isNewTurn, turnStart } from "./turns.js";
 
 const PHASES = {
@@ -22,14 +26,18 @@ export class RunView {
     this.root = root;
     this.id = root.dataset.run;
     this.last = turnStart(root); // the latest turn's events only: earlier turns are drawn
-    this.pending = ""; // streamed report text not drawn yet
+    this.seen = Number(root.dataset.seen || 0);
+    // A finished run's page: its report is drawn already; the replay must not touch it.
+    this.settled = root.dataset.live === "0" && Boolean(document.getElementById("report").textContent.trim());
     this.frame = 0;
-    this.state = { phase: "starting", round: 0, max: 0, sources: 0, tokens: 0 };
+    // rounds: search rounds finished (the loop's and every researcher's), as the cost line
+    // counts them; sources: the addresses read, as the report's list holds them.
+    this.state = { phase: "starting", round: 0, max: 0, rounds: 0, sources: new Set(), tokens: 0 };
     this.started = Date.now();
-    this.timeline = document.getElementById("timeline");
+    this.timeline = new Timeline(document.getElementById("timeline"), document.getElementById("latest"));
     this.researchers = document.getElementById("researchers");
-    this.draft = document.getElementById("draft");
-    this.draftText = document.getElementById("draft-text");
+    this.byResearcher = new Map();
+    this.draft = new DraftView();
     this.headline = document.getElementById("headline");
     this.live = document.getElementById("live");
   }
@@ -49,6 +57,10 @@ export class RunView {
       if (source.readyState !== EventSource.OPEN) this.connection(false);
     });
     source.addEventListener("open", () => this.connection(true));
+    source.addEventListener("draft", (message) => {
+      const draft = JSON.parse(message.data); // rendered and escaped by the server
+      if (!this.drawn(Number(draft.seq))) this.draft.draw(String(draft.html), String(draft.chars));
+    });
     source.addEventListener("end", (message) => {
       this.connection(true);
       source.close();
@@ -69,18 +81,34 @@ export class RunView {
     return li;
   }
 
+  // Part of what the server drew already: a finished run's replayed draft is not shown.
+  drawn(seq) {
+    return this.settled && seq <= this.seen;
+  }
+
   apply(seq, event) {
     const data = event.data || {};
-    const where = (event.path || []).includes("researcher") ? "researcher · " : "";
+    // Parallel researchers are told apart by their sub-topic.
+    const who = data.researcher ? String(data.researcher) : "";
+    const inside = (event.path || []).includes("researcher"); // a run logged before names
+    const where = who ? `${who} · ` : inside ? "researcher · " : "";
     switch (event.kind) {
-      case "status": this.status(event); break;
+      case "status":
+        if (event.status === "done" && Array.isArray(event.sources)) this.renumber(event.sources);
+        if (!this.drawn(seq)) this.status(event);
+        else [this.state.phase, this.ended] = [STATUS_WORDS[event.status] || event.status, event.status];
+        break;
       case "node_start":
         this.state.phase = PHASES[event.node] || event.node.replaceAll("_", " ");
         break;
-      case "node_end": this.state.tokens += Number(data.tokens || 0); break;
+      case "node_end":
+        this.state.tokens += Number(data.tokens || 0);
+        if (event.node === "web_research") this.roundDone(who);
+        break;
       case "round_start": {
         this.state.round = Number(data.round || 0);
         this.state.max = Number(data.max_rounds || 0);
+        if (who) this.progress(who, { round: this.state.round, max: this.state.max });
         const queries = el("ul", { class: "queries" },
           ...(data.queries || []).map((q) => el("li", {}, String(q))));
         this.item(seq, "round", el("strong", {}, `${where}Round ${data.round}`), queries);
@@ -88,13 +116,11 @@ export class RunView {
       }
       case "source":
         if (data.failed) {
-          this.item(seq, "source failed", `Could not read ${data.url}: ${data.failed}`);
+          this.item(seq, "source failed", `${where}Could not read ${data.url}: ${data.failed}`);
         } else {
-          this.item(seq, "source", el("span", { class: "num" }, `[${data.number}]`), " ",
-            String(data.title || data.url), " ", el("span", { class: "url" }, String(data.url)));
+          this.sourceRead(seq, who, data);
         }
         break;
-      case "sources": this.state.sources = Math.max(this.state.sources, Number(data.total || 0)); break;
       case "reflection": {
         const verdict = data.sufficient ? "enough to write" : "not enough yet";
         const gap = data.gap ? ` — next: ${data.gap}` : "";
@@ -114,43 +140,97 @@ export class RunView {
         this.item(seq, "supervisor", el("strong", {}, `Supervisor round ${data.round}: `),
           (data.subtopics || []).join(" · "));
         break;
-      case "researcher": this.researcher(String(data.topic || ""), String(data.status || "")); break;
-      case "token":
-        this.pending += String(data.text || "");
+      case "researcher": this.progress(String(data.topic || ""), { status: String(data.status || "") }); break;
+      case "clarification":
+        this.item(seq, "asked", el("strong", {}, "ponder asked: "), String(data.question || ""));
         break;
-      case "discarded":
-        this.drawDraft();
-        this.draftText.textContent = "";
-        this.item(seq, "note", `Draft discarded: ${data.reason || "unusable"}`);
+      case "answered":
+        this.item(seq, "answered", el("strong", {}, "You answered: "), String(data.answer || ""));
         break;
-      case "cut":
-        this.drawDraft();
-        this.draftText.textContent = this.draftText.textContent.slice(0, Number(data.keep || 0));
-        this.item(seq, "note", `Draft cut: ${data.reason || "it degenerated"}`);
+      case "discarded": case "cut": {
+        const what = event.kind === "cut"
+          ? `Part of the draft was cut: ${data.reason || "it degenerated"}. The rest is completed from the findings.`
+          : `A draft was discarded: ${data.reason || "unusable"}. It is written again, or built from the sources' passages.`;
+        this.item(seq, "note", what);
+        if (event.kind === "discarded") this.lastDiscard = String(data.reason || "unusable");
+        if (!this.drawn(seq)) this.draft.say(what);
         break;
+      }
       case "report":
         this.item(seq, "done", `Report written: ${data.cited || 0} source(s) cited`);
+        if (this.drawn(seq)) break;
+        if (data.extractive) {
+          this.draft.say("The model's text was unusable: this report is built from the sources' passages.");
+        } else if (this.lastDiscard) {
+          this.draft.say(`A draft was discarded (${this.lastDiscard}); the report below is the model's next attempt, checked.`);
+        }
         break;
       default: break;
     }
     this.schedule();
   }
 
-  // Drawn once per frame, not once per token: the page stays light on a busy laptop.
+  // Drawn once per frame, not once per event: the page stays light on a busy laptop.
   schedule() {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      this.drawDraft();
       this.showHeadline();
     });
   }
 
-  drawDraft() {
-    if (!this.pending) return;
-    this.draft.hidden = false;
-    this.draftText.append(this.pending);
-    this.pending = "";
+  // Live, a source shows its number in the run; a researcher's own numbers would clash
+  // with its neighbours', so its sources wait for the report's.
+  sourceRead(seq, who, data) {
+    const url = String(data.url || "");
+    this.state.sources.add(url);
+    if (who) this.progress(who, { source: url });
+    const number = who ? "[·]" : `[${data.number}]`;
+    const li = this.item(seq, "source", el("span", { class: "num" }, number), " ",
+      who ? `${who} · ` : "", String(data.title || url), " ", el("span", { class: "url" }, url));
+    li.dataset.url = url;
+  }
+
+  // The report numbers its cited sources 1..k: the trail's numbers become the report's,
+  // and a source read but not cited says so.
+  renumber(sources) {
+    const byUrl = new Map(sources.map((s) => [String(s.url), s]));
+    for (const li of this.timeline.list.querySelectorAll("li.source[data-url]")) {
+      const found = byUrl.get(li.dataset.url);
+      if (!found) continue;
+      li.classList.toggle("uncited", !found.cited);
+      li.querySelector(".num").textContent = found.cited ? `[${found.number}]` : "";
+      if (!found.cited && !li.querySelector(".unused")) {
+        li.append(" ", el("span", { class: "unused" }, "read, not cited"));
+      }
+    }
+  }
+
+  roundDone(who) {
+    this.state.rounds += 1;
+    if (who) this.progress(who, { rounds: 1 });
+  }
+
+  // One card per researcher: its sub-topic, its rounds and sources, how it stands.
+  progress(topic, change) {
+    if (!topic) return;
+    let known = this.byResearcher.get(topic);
+    if (!known) {
+      const line = el("span", {});
+      const card = el("div", { class: "researcher", "data-topic": topic }, el("p", {}, topic), line);
+      this.researchers.append(card);
+      known = { card, line, round: 0, max: 0, rounds: 0, sources: new Set(), status: "started" };
+      this.byResearcher.set(topic, known);
+    }
+    if (change.status) known.status = change.status;
+    if (change.round) Object.assign(known, { round: change.round, max: change.max });
+    if (change.rounds) known.rounds += change.rounds;
+    if (change.source) known.sources.add(change.source);
+    known.card.dataset.status = known.status;
+    const n = known.sources.size;
+    const words = [known.round ? `round ${known.round} of ${known.max || "?"}` : "",
+      `${n} source${n === 1 ? "" : "s"}`, known.status].filter(Boolean);
+    known.line.textContent = words.join(" · ");
   }
 
   // The same warning for another query: one line, with its count.
@@ -168,21 +248,20 @@ export class RunView {
     this.item(seq, "warning", message, count);
   }
 
-  researcher(topic, status) {
-    let card = [...this.researchers.children].find((c) => c.dataset.topic === topic);
-    if (!card) {
-      card = el("div", { class: "researcher", "data-topic": topic }, el("p", {}, topic), el("span", {}));
-      this.researchers.append(card);
-    }
-    card.dataset.status = status;
-    card.lastChild.textContent = status;
-  }
-
   showHeadline() {
     const s = this.state;
     const parts = [s.phase];
-    if (s.round) parts.push(`round ${s.round} of ${s.max || "?"}`);
-    parts.push(`${s.sources} source${s.sources === 1 ? "" : "s"}`, `${s.tokens.toLocaleString()} tokens`);
+    const researchers = this.byResearcher.size;
+    const ended = ["done", "interrupted", "failed"].includes(this.ended);
+    if (researchers || ended) {
+      // Researchers work side by side: their rounds add up, as the cost line counts them.
+      const by = researchers ? ` by ${researchers} researcher${researchers === 1 ? "" : "s"}` : "";
+      parts.push(`${s.rounds} round${s.rounds === 1 ? "" : "s"}${by}`);
+    } else if (s.round) {
+      parts.push(`round ${s.round} of ${s.max || "?"}`);
+    }
+    const n = s.sources.size;
+    parts.push(`${n} source${n === 1 ? "" : "s"} read`, `${s.tokens.toLocaleString()} tokens`);
     const text = parts.join(" · ");
     // Unchanged text is left alone: no repaint, and no repeat for a screen reader.
     if (this.headline.textContent !== text) this.headline.textContent = text;
@@ -191,6 +270,7 @@ export class RunView {
   status(event) {
     if (isNewTurn(this.root, event)) { location.reload(); return; }
     const status = event.status;
+    this.ended = status;
     const badge = document.getElementById("status");
     badge.textContent = STATUS_WORDS[status] || status;
     badge.className = `status status-${status}`;
@@ -211,29 +291,26 @@ export class RunView {
     }
     if (status === "running") {
       this.turn = (this.turn || 0) + 1; // a resume or a follow-up: a report fetched before is stale
-      this.pending = "";
-      this.draftText.textContent = "";
+      this.draft.reopen();
+      this.lastDiscard = "";
       this.live.hidden = false;
       this.live.open = true;
     }
     document.getElementById("follow").hidden = status !== "done";
-    if (status === "done") {
-      this.drawDraft();
-      this.finished(event.stats || {});
-    }
+    if (status === "done") this.finished(event.stats || {}, event.sources || []);
   }
 
-  async finished(stats) {
+  async finished(stats, sources) {
     const turn = this.turn;
     const response = await fetch(`/runs/${encodeURIComponent(this.id)}/report`);
     if (response.status !== 200 || turn !== this.turn) return;
     document.getElementById("report").innerHTML = await response.text(); // rendered and escaped by the server
-    this.draft.hidden = true;
+    this.draft.close();
     this.live.open = false;
     document.getElementById("exports").hidden = false;
     const tokens = Number(stats.prompt_tokens || 0) + Number(stats.completion_tokens || 0);
     document.getElementById("cost").textContent =
       ` · ${Math.round(stats.wall_seconds || 0)} s · ${stats.llm_calls || 0} model calls · ` +
-      `${tokens.toLocaleString()} tokens · ${stats.rounds || 0} round(s)`;
+      `${tokens.toLocaleString()} tokens · ${stats.rounds || 0} round(s) · ${sources.length} source(s) read`;
   }
 }
