@@ -241,10 +241,10 @@ def test_a_thread_is_one_section_per_turn_each_with_its_own_sources(report: Repo
     # A source cited in both turns is one entry of the bibliography.
     assert len(read_bibtex(export(thread, "bib")).entries) == len(report.cited_sources())
     markdown = export(thread, "md").decode()
-    assert f"# {second.topic}\n\n## Heaps\n\n### In short" in markdown
-    page = export(thread, "html").decode()
-    assert 'id="t1-source-1"' in page and 'id="t2-source-1"' in page
-    assert 'href="#t2-source-1"' in page and "<h2>Heaps</h2>" in page
+    assert markdown == f"{report.markdown.rstrip()}\n\n---\n\n{second.markdown.rstrip()}\n"
+    page = export(thread, "html").decode()  # as the page shows a thread: ids of each turn's
+    assert 'id="source-1"' in page and 'id="turn-2-source-1"' in page
+    assert 'href="#turn-2-source-1"' in page and "<q>And how do I keep a heap?</q>" in page
 
 
 def test_a_report_built_to_break_each_format_exports_as_text() -> None:
