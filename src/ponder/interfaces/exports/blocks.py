@@ -10,7 +10,7 @@ each format writes it through its own library, never as markup.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ponder.core.untrusted import printable
@@ -169,15 +169,13 @@ def _runs(inline: Any) -> list[Run]:
     href: str | None = None
     for child in inline.children or []:
         kind = child.type
-        style = {"bold": bold > 0, "italic": italic > 0, "href": href}
+        styled = Run("", bold=bold > 0, italic=italic > 0, href=href)
         if kind == "text":
-            runs.append(Run(child.content, **style))  # type: ignore[arg-type]
+            runs.append(replace(styled, text=child.content))
         elif kind == "code_inline":
-            runs.append(Run(child.content, code=True, **style))  # type: ignore[arg-type]
-        elif kind == "softbreak":
-            runs.append(Run(" ", **style))  # type: ignore[arg-type]
-        elif kind == "hardbreak":
-            runs.append(Run("\n", **style))  # type: ignore[arg-type]
+            runs.append(replace(styled, text=child.content, code=True))
+        elif kind in ("softbreak", "hardbreak"):
+            runs.append(replace(styled, text=" " if kind == "softbreak" else "\n"))
         elif kind in ("strong_open", "strong_close"):
             bold += 1 if kind == "strong_open" else -1
         elif kind in ("em_open", "em_close"):
@@ -188,7 +186,7 @@ def _runs(inline: Any) -> list[Run]:
             href = None
         elif kind == "image":  # nothing is fetched: its words and where it is
             where = str(child.attrGet("src") or "")
-            runs.append(Run(f"{child.content} ({where})".strip(), **style))  # type: ignore[arg-type]
+            runs.append(replace(styled, text=f"{child.content} ({where})".strip()))
         elif kind == "citation":
             found = child.meta.get("found")
             number = child.meta["number"]

@@ -76,6 +76,7 @@ class _Styles:
     def __init__(self, odt: Any) -> None:
         self.odt = odt
         self.spans: dict[tuple[Any, ...], Any] = {}
+        self.aligned: dict[str, Any] = {}  # a table cell's paragraph: right or centre
         self.headings = {}
         for level, size in HEADING_SIZES.items():
             heading = Style(name=f"Heading {level}", family="paragraph", defaultoutlinelevel=level)
@@ -253,13 +254,12 @@ class _Writer:
         return table
 
     def _aligned(self, align: str) -> Any:
-        key = ("align", align)
-        if key not in self.styles.spans:
+        if align not in self.styles.aligned:
             style = Style(name=f"Aligned {align}", family="paragraph")
             style.addElement(ParagraphProperties(textalign="end" if align == "right" else align))
             self.odt.automaticstyles.addElement(style)
-            self.styles.spans[key] = style
-        return self.styles.spans[key]
+            self.styles.aligned[align] = style
+        return self.styles.aligned[align]
 
     def fill(self, element: Any, runs: list[Run], turn: Turn | None) -> None:
         for run in runs:
