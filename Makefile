@@ -15,6 +15,9 @@ CHROMIUM := $(shell command -v chromium || echo /usr/bin/chromium)
 # What the offline test runs ponder under: a network namespace with only loopback (unshare,
 # ip) and strace, which records every connection it attempts. Debian's packages.
 STRACE := $(shell command -v strace || echo /usr/bin/strace)
+# A second reader of the PDF export: poppler's pdftoppm draws its pages as images (the test
+# keeps them in test-output/). Debian's package.
+PDFTOPPM := $(shell command -v pdftoppm || echo /usr/bin/pdftoppm)
 
 .PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench bench-quick bench-smol bench-heldout bench-zim clean
 
@@ -48,6 +51,11 @@ $(STRACE):
 	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends strace iproute2; } || \
 	  { echo "Could not install strace: run 'sudo apt-get install strace iproute2', then make test."; exit 1; }
 
+$(PDFTOPPM):
+	@echo "Installing Debian's poppler-utils for the PDF export's page test (needs root and apt)."
+	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends poppler-utils; } || \
+	  { echo "Could not install pdftoppm: run 'sudo apt-get install poppler-utils', then make test."; exit 1; }
+
 lint: $(STAMP)  ## ruff, the import-linter layer contracts, generated docs current (settings, formats, benchmarks)
 	$(VENV)/bin/ruff check src tests bench scripts
 	$(VENV)/bin/ruff format --check src tests bench scripts
@@ -74,7 +82,7 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(if $(wildcard /dev/shm),PYTEST_DEBUG_TEMPRO
 check: lint typecheck $(DOCS)  ## the fast loop: lint, types and every test that needs no model or server (< 1 min)
 	$(PYTEST) -q -m "not slow" $(CHECK_XDIST)
 
-test: lint typecheck $(DOCS) $(CHROMIUM) $(STRACE)  ## lint, type checks and the whole test suite (no Ollama, no network)
+test: lint typecheck $(DOCS) $(CHROMIUM) $(STRACE) $(PDFTOPPM)  ## lint, type checks and the whole test suite (no Ollama, no network)
 	$(PYTEST) -q $(PYTEST_XDIST)
 
 demo: $(STAMP)  ## a real research run, fully offline, with the tiny model over generated docs

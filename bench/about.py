@@ -308,6 +308,18 @@ run was stopped at 300 s.
         f"{PY} bench/run.py --only hostile",
     ),
     Part(
+        "exports",
+        "Exports",
+        """
+The deep pipeline's report of twenty and more cited sources over the Python docs' HTML
+pages (the scripted rig, ten researchers in two rounds), exported in each format the page,
+the command line and `ponder.export` offer, on this machine with nothing from the network:
+the first export of a process (it loads Typst's compiler and fonts, or python-docx's
+template) and the median of the next five (target: the PDF in under 5 s).
+""",
+        f"{PY} bench/run.py --only exports",
+    ),
+    Part(
         "startup",
         "Start-up",
         """

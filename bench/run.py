@@ -48,6 +48,8 @@ One module per benchmark, each named as its figures are in the JSON:
 - the web UI (ui.py): its overhead on a run's wall time (target < 1 %), a streamed token's
   way to the page (target: median < 100 ms) and the first paint (target < 300 ms); a
   finished focused report's page height (ui_height.py, target ≤ 1.5 windows at 1280×900)
+- exports (exports.py): the seconds each format (PDF, DOCX, ODT, BibTeX, …) takes for a
+  deep report of twenty and more sources (target: the PDF in under 5 s)
 - local search (bench_search.py), document extraction and indexing (documents.py), the
   formats people keep (formats.py: the same FAQ questions over sixty Python docs pages as
   DOCX, ODT, EPUB, PPTX, notebooks, LaTeX, Org and Markdown, answer pages found as in the
@@ -86,6 +88,7 @@ OPTIONAL = ("smol", "heldout", "zim")
 def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], Any]]]:
     """The benchmarks to run, named as in the JSON, in the order they run. A benchmark's
     module is imported only when it runs (some need packages the others do not)."""
+    from exports import bench_exports
     from growth import bench_growth_scripted
     from hostile import bench_hostile
     from parallel_queries import bench_queries
@@ -106,6 +109,7 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
         ("ui", lambda: bench_ui(corpus)),
         ("ui_height", bench_report_height),
         ("hostile", bench_hostile),
+        ("exports", lambda: bench_exports(work)),
     ]
     if not args.no_tiny:
         from tiny_cost import bench_tiny

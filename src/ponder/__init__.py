@@ -1,8 +1,9 @@
 """ponder: a local-first deep-research agent.
 
-from ponder import research
+from ponder import export, research
 report = research("How do tides work?", search="local", docs=["~/notes"])
 print(report.markdown)
+Path("tides.pdf").write_bytes(export(report, "pdf"))  # or docx, odt, bib, ris, csl.json
 
 Names are imported on first use (PEP 562), so ``import ponder`` and ``ponder --help`` stay
 fast: pydantic, LangGraph and the Ollama client load only when a run needs them.
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     )
     from ponder.core.events import ProgressEvent
     from ponder.core.result import Report, RunStats, SourceRef
+    from ponder.interfaces.exports import export
     from ponder.settings.configuration import Configuration
 
 __all__ = [
@@ -57,6 +59,7 @@ __all__ = [
     "SourceRef",
     "aresearch",
     "aresume",
+    "export",
     "research",
     "resume",
     "stream",
@@ -68,6 +71,7 @@ _HOME = {
     "research": "ponder.api",
     "resume": "ponder.api",
     "stream": "ponder.api",
+    "export": "ponder.interfaces.exports",
     "Configuration": "ponder.settings.configuration",
     "ClarificationNeeded": "ponder.core.errors",
     "ConfigurationError": "ponder.core.errors",

@@ -114,7 +114,7 @@ def test_html_report_links_citations_to_the_passages_read(
         ([TOPIC, "--docs", "/tmp/" + "n" * 300], "longer than any path"),
         ([TOPIC, "--search", "bing"], "--search"),
         ([TOPIC, "--effort", "extreme"], "--effort"),
-        ([TOPIC, "--format", "pdf"], "--format"),
+        ([TOPIC, "--format", "tex"], "--format"),
         ([TOPIC, "--mode", "fast"], "--mode"),
         ([TOPIC, "--loops", "many"], "--loops"),
         ([TOPIC, "--loops", "0"], "--loops"),

@@ -5,7 +5,7 @@ No setting says the run is offline: it finds out. With nothing offline set up it
 within seconds with its own exit code and a message that names --docs; with a documents
 folder in the environment it cites the folder, says once that the web was skipped, and —
 traced with strace, every thread — attempts no connection beyond loopback once the model
-is first asked.
+is first asked, up to writing the report as a PDF.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ rig=$!
 for _ in $(seq 300); do grep -q READY rig.out && break; sleep 0.1; done
 export OLLAMA_HOST=$(awk '/READY/ {print $2}' rig.out)
 started=$(date +%s.%N)
-$TRACE "$PY" -m ponder "$QUESTION" --json --out report.md > out.json 2> err.txt
+$TRACE "$PY" -m ponder "$QUESTION" --json --out "$OUT" > out.json 2> err.txt
 code=$?
 ended=$(date +%s.%N)
 echo "$code $started $ended" > result.txt
@@ -59,6 +59,7 @@ def offline(folder: Path, trace: bool = False, **env: str) -> tuple[int, float, 
         "PATH": f"{os.environ.get('PATH', '')}:/usr/sbin:/sbin",
         "PY": sys.executable,
         "QUESTION": QUESTION,
+        "OUT": "report.md",
         "TRACE": strace,
         "PONDER_DATA_DIR": str(folder / "data"),
         "PONDER_CACHE_DIR": str(folder / "cache"),
@@ -104,8 +105,9 @@ def test_with_documents_it_cites_them_says_the_web_was_skipped_and_goes_nowhere_
     workdir: Path,
 ) -> None:
     notes = write_corpus(workdir / "notes")
-    code, _, out, err = offline(workdir, trace=True, PONDER_DOCS=str(notes))
+    code, _, out, err = offline(workdir, trace=True, PONDER_DOCS=str(notes), OUT="report.pdf")
     assert code == 0, err
+    assert (workdir / "report.pdf").read_bytes().startswith(b"%PDF-")  # typeset in the trace
     report = json.loads(out)
     cited = [s for s in report["sources"] if s["cited"]]
     assert cited and all(s["url"].startswith(str(notes)) for s in cited)

@@ -312,8 +312,10 @@ def test_the_history_lists_a_cli_run_finds_it_and_deletes_it(
     tab.shot("history")
     page.get_by_role("link", name="Why are there two tides a day?").click()
     page.locator("#report a.cite").first.wait_for(timeout=WAIT)
+    page.click("#exports summary")  # the Export menu lists every format
+    assert page.locator("#exports a").count() == 9
     with page.expect_download() as download:
-        page.click("#exports a[href$='.json']")
+        page.click("#exports a[href$='/export.json']")
     assert download.value.suggested_filename == "why-are-there-two-tides-a-day.json"
     trail = Path(download.value.path()).read_text(encoding="utf-8")
     assert '"queries"' in trail and '"citations"' in trail
@@ -498,10 +500,12 @@ def test_a_follow_up_keeps_the_first_turn(
     tab.shot("thread-375")
     page.set_viewport_size({"width": 1280, "height": 900})
 
+    page.click("#exports summary")  # the whole thread's Export menu
     with page.expect_download() as download:
         page.click("#exports a[href$='export.md']")
     assert download.value.suggested_filename == "how-do-tides-work.md"
     whole = Path(download.value.path()).read_text(encoding="utf-8")
+    page.click("#turn-1 .exports summary")  # the first turn's own
     with page.expect_download() as download:
         page.click("#turn-1 .exports a[href$='export.md?turn=1']")
     only_first = Path(download.value.path()).read_text(encoding="utf-8")

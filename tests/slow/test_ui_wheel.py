@@ -1,6 +1,7 @@
 """The UI as a user installs it: the wheel built from this checkout, installed in a fresh
-virtual environment, serves its page with its styles and script (an asset left out of
-the package shows up here, not on a user's machine)."""
+virtual environment, serves its page with its styles and script, and makes a PDF with
+the export's layout (an asset left out of the package shows up here, not on a user's
+machine)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,12 @@ from typing import Any
 from support import UiServer
 
 ROOT = Path(__file__).resolve().parents[2]
+EXPORT_PDF = """
+from ponder import Report, RunStats, export
+report = Report(topic="Tides?", markdown="# Tides\\n\\nThey rise.", summary="",
+                sources=[], stats=RunStats(), thread_id="t")
+print(export(report, "pdf")[:5].decode())
+"""
 
 
 def test_the_installed_wheel_serves_the_page_with_its_assets(tmp_path: Path, browser: Any) -> None:
@@ -59,6 +66,11 @@ def test_the_installed_wheel_serves_the_page_with_its_assets(tmp_path: Path, bro
         timeout=60,
     ).stdout
     assert where.startswith(str(packages)), where
+    # The PDF export's layout (a .typ file beside its module) ships in the wheel too.
+    exported = subprocess.run(
+        [str(python), "-c", EXPORT_PDF], capture_output=True, text=True, timeout=120
+    )
+    assert exported.returncode == 0 and exported.stdout.startswith("%PDF-"), exported.stderr
 
     env = {
         "PATH": f"{fresh / 'bin'}{os.pathsep}{os.environ['PATH']}",

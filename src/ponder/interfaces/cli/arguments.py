@@ -3,8 +3,8 @@
 A flag that sets a setting is the setting's own (:mod:`.flags`, generated from the fields'
 declarations): its name, help and how it is read are declared once, with the field, and its
 value lands under the field's name. Only ``argparse``, :mod:`ponder.settings.search_backends`
-(the names the backends registered), :mod:`ponder.settings.flag` and
-:mod:`ponder.core.errors` are imported, so ``ponder --help``
+(the names the backends registered), :mod:`ponder.settings.flag`,
+:mod:`ponder.core.errors` and the export formats' names are imported, so ``ponder --help``
 answers at once.
 """
 
@@ -15,13 +15,14 @@ from typing import Any, NoReturn
 
 from ponder.core.errors import EXIT_CODES, ExitCode
 from ponder.interfaces.cli.flags import MACHINE_FLAGS, RUN_FLAGS
+from ponder.interfaces.exports import NAMES as EXPORT_NAMES
 from ponder.settings import search_backends
 from ponder.settings.flag import Flag
 
 EXIT_USAGE = ExitCode.USAGE
 
 COMMANDS = ("research", "index", "doctor", "runs", "resume", "mcp", "ui")
-FORMAT_CHOICES = ("md", "html")
+FORMAT_CHOICES = EXPORT_NAMES  # md, html, pdf, docx, odt, bib, ris, csl.json
 # --effort: a preset the explicit flags override (run_options applies it first).
 EFFORT_PRESETS: dict[str, dict[str, int]] = {
     "quick": {"max_loops": 1, "queries_per_round": 2, "max_concurrent_researchers": 2},
@@ -33,6 +34,7 @@ EXAMPLES = """\
 examples:
   ponder "How do tides work?"
   ponder "How do tides work?" --search local --docs ~/notes --format html
+  ponder "How do tides work?" --format pdf        ponder resume ID --format bib
   ponder "Compare RISC-V and ARM" --effort deep --model qwen3:8b
   ponder index ~/notes          ponder doctor          ponder runs
   ponder index ~/papers --embed-model nomic-embed-text
@@ -155,7 +157,12 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("output")
     group.add_argument("--out", metavar="FILE", help="report file (default: from the question)")
     group.add_argument(
-        "--format", choices=FORMAT_CHOICES, help="md (default) or a self-contained html page"
+        "--format",
+        choices=FORMAT_CHOICES,
+        metavar="FORMAT",
+        help="md, html (a self-contained page), pdf, docx or odt (with the evidence of each "
+        "citation), or the cited sources as bib (BibTeX), ris or csl.json; without it, "
+        "--out's suffix says, else md",
     )
     group.add_argument("--json", action="store_true", help="print the result as JSON")
 

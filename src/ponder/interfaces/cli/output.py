@@ -1,5 +1,6 @@
 """Where a report goes and how it is shown: the file (named from the question unless
-``--out`` says), the report or its JSON on stdout, one line on stderr saying where it is."""
+``--out`` says, in ``--format`` or the format its suffix names: interfaces/exports), the
+report or its JSON on stdout, one line on stderr saying where it is."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ponder.core.result import Report
 from ponder.core.topic import slug
 from ponder.core.untrusted import printable
 from ponder.interfaces.cli.progress import ProgressView
+from ponder.interfaces.exports import export, kind_of_path
 
 
 def output_target(topic: str, out: str | None, fmt: str | None) -> tuple[str, Path | None]:
@@ -31,7 +33,8 @@ def output_target(topic: str, out: str | None, fmt: str | None) -> tuple[str, Pa
             f"--out {out}: the folder {path.parent} does not exist — create it."
         )
     if fmt is None:
-        fmt = "html" if path.suffix.lower() in (".html", ".htm") else "md"
+        found = kind_of_path(path.name)
+        fmt = found.name if found else "md"
     return fmt, path
 
 
@@ -60,13 +63,9 @@ def deliver(
     where = f" --server {server}" if server else ""
 
     path = out or default_path(report.topic, fmt)
-    content = report.markdown
-    if fmt == "html":
-        from ponder.interfaces.html import render_html
-
-        content = render_html(report)
+    content = export(report, fmt)
     try:
-        path.write_text(content, encoding="utf-8")
+        path.write_bytes(content)
     except OSError as exc:
         raise StorageError(
             f"Cannot write the report to {path} ({exc.strerror or exc}) — choose another --out; "

@@ -1,5 +1,10 @@
 """Markdown to HTML for a report: raw HTML escaped, Python names and sessions kept as
-written, and each ``[n]`` a link to its source that shows the passage it rests on."""
+written, and each ``[n]`` a link to its source that shows the passage it rests on.
+
+:func:`parse` is the one reading of a report's Markdown: markdown-it's tokens, in which
+each ``[n]`` of a cited source is a ``citation`` token (its number, and the citation of
+``Report.citations`` it rests on) and the check's ``[unsupported]`` mark an
+``unsupported`` token. The HTML here and the exports (``interfaces/exports``) walk them."""
 
 from __future__ import annotations
 
@@ -43,20 +48,37 @@ def markdown_to_html(
     """Markdown → HTML with raw HTML escaped and ``[n]`` turned into links to #source-n,
     each showing the passage it rests on when ``evidence`` knows it. ``anchors``: a prefix
     of the ids (``#{anchors}source-n``), so that several reports share a page."""
+    tokens = parse(markdown, citable, evidence)
+    for token in tokens:
+        if token.type == "table_open":
+            token.attrSet("class", "written")  # the report's own: styled apart from the page's
+    engine = markdown_engine()
+    engine.add_render_rule("citation", _render_citation(evidence, anchors))
+    engine.add_render_rule("unsupported", lambda *_args: UNSUPPORTED)
+    rendered: str = engine.renderer.render(tokens, engine.options, {})
+    return rendered
+
+
+def parse(markdown: str, citable: set[int], evidence: Evidence | None = None) -> list[Any]:
+    """The report's Markdown as markdown-it tokens, sessions fenced, names kept, and each
+    ``[n]`` in ``citable`` a ``citation`` token (meta: ``number``, and ``found``: the
+    (index, Citation) of ``evidence`` its sentence matches, or None)."""
+    tokens: list[Any] = markdown_engine().parse(_fence_sessions(markdown))
+    for token in tokens:
+        if token.type == "inline" and token.children:
+            children = _merged_text(token.children)
+            token.children = _link_citations(children, citable, evidence)
+    return tokens
+
+
+def markdown_engine() -> Any:
+    """The parser a report is read with (no citations: :func:`parse` adds those)."""
     from markdown_it import MarkdownIt  # installed with rich
 
     # CommonMark, with GFM's pipe tables: models write comparisons as tables.
     engine = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
     engine.core.ruler.after("block", "identifiers", _keep_identifiers)
-    tokens = engine.parse(_fence_sessions(markdown))
-    for token in tokens:
-        if token.type == "table_open":
-            token.attrSet("class", "written")  # the report's own: styled apart from the page's
-        if token.type == "inline" and token.children:
-            children = _merged_text(token.children)
-            token.children = _link_citations(children, citable, evidence, anchors)
-    rendered: str = engine.renderer.render(tokens, engine.options, {})
-    return rendered
+    return engine
 
 
 # A Python session quoted in prose: ">>> " would open three nested blockquotes and fold
@@ -108,9 +130,7 @@ def _escape_names(text: str) -> str:
     return "".join(out)
 
 
-def _link_citations(
-    children: list[Any], citable: set[int], evidence: Evidence | None, anchors: str
-) -> list[Any]:
+def _link_citations(children: list[Any], citable: set[int], evidence: Evidence | None) -> list[Any]:
     from markdown_it.token import Token
 
     out: list[Any] = []
@@ -121,23 +141,22 @@ def _link_citations(
         inside_link += {"link_open": 1, "link_close": -1}.get(child.type, 0)
         if child.type != "text" or inside_link or not CITATION.search(child.content):
             said, cited_last = _heard(said, cited_last, child.content)
-            out.append(_text(child.content) if child.type == "text" else child)
+            out.extend(_text(child.content) if child.type == "text" else [child])
             continue
         last = 0
         for match in CITATION.finditer(child.content):
-            out.append(_text(child.content[last : match.start()]))
+            out.extend(_text(child.content[last : match.start()]))
             said, cited_last = _heard(said, cited_last, child.content[last : match.start()])
             number = int(match.group(1))
             if number in citable:
                 found = evidence.find(number, said) if evidence else None
-                out.append(
-                    Token("html_inline", "", 0, content=_anchor(number, found, evidence, anchors))
-                )
+                meta = {"number": number, "found": found}
+                out.append(Token("citation", "", 0, content=match.group(0), meta=meta))
             else:
-                out.append(_text(match.group(0)))
+                out.extend(_text(match.group(0)))
             cited_last = True
             last = match.end()
-        out.append(_text(child.content[last:]))
+        out.extend(_text(child.content[last:]))
         said, cited_last = _heard(said, cited_last, child.content[last:])
     return out
 
@@ -159,6 +178,14 @@ def _heard(said: list[str], cited_last: bool, text: str) -> tuple[list[str], boo
     if not words:
         return said, cited_last
     return (words if cited_last else said + words), False
+
+
+def _render_citation(evidence: Evidence | None, anchors: str) -> Any:
+    def render(_renderer: Any, tokens: list[Any], index: int, *_args: Any) -> str:
+        meta = tokens[index].meta
+        return _anchor(meta["number"], meta["found"], evidence, anchors)
+
+    return render
 
 
 def _anchor(
@@ -189,13 +216,16 @@ def _text_token(content: str) -> Any:
     return Token("text", "", 0, content=content)
 
 
-def _text(content: str) -> Any:
-    """A text token; the check's ``[unsupported]`` mark becomes a labelled badge."""
+def _text(content: str) -> list[Any]:
+    """Text tokens; the check's ``[unsupported]`` mark becomes a token of its own."""
     from markdown_it.token import Token
 
     if MARK not in content:
-        return _text_token(content)
-    group = Token("html_inline", "", 0, content="")
-    parts = content.split(MARK)
-    group.content = UNSUPPORTED.join(html.escape(part, quote=False) for part in parts)
-    return group
+        return [_text_token(content)] if content else []
+    out: list[Any] = []
+    for number, part in enumerate(content.split(MARK)):
+        if number:
+            out.append(Token("unsupported", "", 0, content=MARK))
+        if part:
+            out.append(_text_token(part))
+    return out

@@ -268,16 +268,9 @@ def _controls(thread: str, status: str, turns: int = 1) -> str:
         _button(thread, "resume", "Resume", shown=status in ("interrupted", "failed")),
         _button(thread, "delete", "Delete", quiet=True, confirm=DELETE_RUN),
     ]
-    exports = " ".join(
-        f'<a href="/runs/{thread}/export.{kind}" download>{label}</a>'
-        for kind, label in (("md", "Markdown"), ("html", "HTML"), ("json", "JSON trail"))
-    )
-    shown = "" if status == "done" else " hidden"
-    return (
-        f'<div class="controls">{"".join(buttons)}'
-        f'<span class="exports" id="exports"{shown}>'
-        f"{'Export all questions' if turns > 1 else 'Export'}: {exports}</span></div>"
-    )
+    label = "Export all questions" if turns > 1 else "Export"
+    menu = threads.export_menu(thread, label, shown=status == "done", element="exports")
+    return f'<div class="controls">{"".join(buttons)}{menu}</div>'
 
 
 def _button(

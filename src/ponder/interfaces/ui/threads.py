@@ -11,10 +11,8 @@ from html import escape
 from typing import Any
 
 from ponder.api.history import Turn
-from ponder.core.result import Report
+from ponder.interfaces.exports import KINDS
 from ponder.interfaces.html import report_body, turn_anchors
-
-EXPORTS = (("md", "Markdown"), ("html", "HTML"), ("json", "JSON trail"))
 
 
 def earlier_turns(thread: str, turns: Sequence[Turn]) -> str:
@@ -33,11 +31,7 @@ def asked(thread: str, turn: Turn, count: int, *, exports: bool = True) -> str:
     question is the page's title, and the page's exports are the turn's)."""
     if count < 2:
         return ""
-    links = " ".join(
-        f'<a href="/runs/{thread}/export.{kind}?turn={turn.number}" download>{label}</a>'
-        for kind, label in EXPORTS
-    )
-    own = f'<span class="exports">Export this turn: {links}</span>' if exports else ""
+    own = export_menu(thread, "Export this turn", turn.number) if exports else ""
     word = "Question" if turn.number == 1 else "Follow-up"
     return (
         f'<header class="asked"><p><span class="turn-number">{word} {turn.number}</span> '
@@ -45,18 +39,30 @@ def asked(thread: str, turn: Turn, count: int, *, exports: bool = True) -> str:
     )
 
 
+def export_menu(
+    thread: str, label: str, turn: int | None = None, *, shown: bool = True, element: str = ""
+) -> str:
+    """An Export menu: each format (interfaces/exports) with what it holds, and the JSON
+    trail; of the whole thread, or of one ``turn``. Folded, so it takes one line."""
+    formats = [(kind.name, kind.label, kind.about) for kind in KINDS.values()]
+    formats.append(("json", "JSON trail", "queries, sources, citations"))
+    asked = f"?turn={turn}" if turn else ""
+    items = "".join(
+        f'<li><a href="/runs/{thread}/export.{name}{asked}" download>{title}</a>'
+        f' <span class="about">{about}</span></li>'
+        for name, title, about in formats
+    )
+    named = f' id="{element}"' if element else ""
+    return (
+        f'<details class="exports"{named}{"" if shown else " hidden"}>'
+        f'<summary>{label}</summary><ul class="menu">{items}</ul></details>'
+    )
+
+
 def _written(turn: Turn) -> str:
     if turn.report is None:
         return '<p class="hint">This turn has no report.</p>'
     return report_body(turn.report, turn_anchors(turn.number))
-
-
-def thread_markdown(reports: Sequence[Report]) -> str:
-    """A thread's reports as one Markdown file, a rule between turns (each report begins
-    with its question as its title); one report is its own Markdown."""
-    if len(reports) == 1:
-        return reports[0].markdown
-    return "\n---\n\n".join(report.markdown.rstrip() + "\n" for report in reports)
 
 
 def turn_began(events: Sequence[tuple[int, dict[str, Any]]]) -> tuple[int, int]:
