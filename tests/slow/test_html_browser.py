@@ -10,7 +10,7 @@ from support import over_corpus
 
 from ponder import research
 from ponder.interfaces.html import render_html
-from ponder.testing import Rig
+from ponder.testing import Rig, ScriptedBackend
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
 
@@ -109,4 +109,36 @@ def test_printed_the_sources_paths_stay_and_their_passages_only_when_opened(
     assert printed.count(heading) == 1, "the title is printed once"
     page.evaluate(f"document.querySelector('#source-{source.number} details').open = true")
     assert unread in _printed(page), "a source opened before printing prints its passages"
+    page.close()
+
+
+# What the rig's model writes for the report: a comparison as a pipe table, citing the
+# corpus' pages, as a capable model writes one.
+TABLE_REPORT = (
+    "# Tides\n\nSpring and neap tides differ in how the Sun and Moon line up [1].\n\n"
+    "| Tide | When it happens |\n|---|---|\n"
+    "| Spring tide | the Sun and Moon align [1] |\n"
+    "| Neap tide | the Sun and Moon are at right angles [1] |\n"
+)
+
+
+def test_a_table_the_model_writes_is_a_table_on_screen_and_printed(
+    scripted: ScriptedBackend, rig: Rig, corpus: Path, tmp_path: Path, browser: object
+) -> None:
+    scripted.overrides["text"] = lambda _r: TABLE_REPORT
+    report = research("How do spring and neap tides differ?", **over_corpus(rig, corpus))
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(report), encoding="utf-8")
+    page = browser.new_page()  # type: ignore[attr-defined]
+    page.goto(page_file.as_uri())
+    for media in ("screen", "print"):
+        page.emulate_media(media=media)
+        rows = page.locator("table.written tr")
+        assert rows.count() == 3, media
+        for index in range(3):
+            cells = [rows.nth(index).locator("th, td").nth(i).bounding_box() for i in (0, 1)]
+            assert cells[0] and cells[1] and cells[0]["y"] == cells[1]["y"], (media, index)
+            assert cells[0]["x"] + cells[0]["width"] <= cells[1]["x"], "side by side"
+    printed = _printed(page)
+    assert "Neap tide" in printed and "| Neap" not in printed and "|---" not in printed
     page.close()

@@ -94,6 +94,12 @@ def render_html(report: Report | Sequence[Report]) -> str:
     )
 
 
+COPY_REPORT = (
+    '<div class="copy-bar"><button type="button" class="quiet copy" data-copy="report" '
+    'aria-label="Copy the report as Markdown">Copy report</button></div>\n'
+)
+
+
 def thread_body(reports: Sequence[Report]) -> str:
     """A thread's reports one after the other, each in its turn's section with ids of its
     own; one report alone is just its body."""
@@ -114,9 +120,10 @@ def turn_anchors(number: int) -> str:
     return "" if number == 1 else f"turn-{number}-"
 
 
-def report_body(report: Report, anchors: str = "") -> str:
+def report_body(report: Report, anchors: str = "", *, copy: bool = False) -> str:
     """The report's text and its Sources, as HTML (the page's ``main``; the UI's report).
-    ``anchors``: a prefix of its ids, for a page with several reports."""
+    ``anchors``: a prefix of its ids, for a page with several reports; ``copy``: with
+    copy buttons for the report and each source (the UI's; the page's script runs them)."""
     # The Sources list is built in code as the last "## Sources" section; a heading such as
     # "## Sources of energy" in the body is not it.
     body_markdown, found, _listed = report.markdown.rpartition("\n## Sources\n")
@@ -126,7 +133,8 @@ def report_body(report: Report, anchors: str = "") -> str:
     known = {source.number: source for source in sources}
     evidence = Evidence(report.citations, known)
     body = markdown_to_html(body_markdown, set(known), evidence, anchors)
-    return f"{body}\n{sources_section(sources, report.citations, anchors)}"
+    listed = sources_section(sources, report.citations, anchors, copy=copy)
+    return f"{COPY_REPORT if copy else ''}{body}\n{listed}"
 
 
 __all__ = [

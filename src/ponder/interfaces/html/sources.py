@@ -11,15 +11,18 @@ from ponder.core.result import Citation, Report, SourceRef
 from ponder.core.sources import byline
 
 
-def sources_section(sources: list[SourceRef], citations: list[Citation], anchors: str = "") -> str:
-    """``anchors``: the prefix of the ids, one per report on a page (#{anchors}source-n)."""
+def sources_section(
+    sources: list[SourceRef], citations: list[Citation], anchors: str = "", *, copy: bool = False
+) -> str:
+    """``anchors``: the prefix of the ids, one per report on a page (#{anchors}source-n);
+    ``copy``: each card with a Copy button (the page's script makes it work)."""
     if not sources:
         return ""
-    items = "\n".join(_source_item(source, citations, anchors) for source in sources)
+    items = "\n".join(_source_item(source, citations, anchors, copy) for source in sources)
     return f'<h2 id="{anchors}sources">Sources</h2>\n<ol class="sources">\n{items}\n</ol>\n'
 
 
-def _source_item(source: SourceRef, citations: list[Citation], anchors: str) -> str:
+def _source_item(source: SourceRef, citations: list[Citation], anchors: str, copy: bool) -> str:
     """A compact card: number, title, site or file type, who and when, and what was read
     (folded: the report comes first; a followed citation opens it, li:target in the style)."""
     title = html.escape(source.title or source.url)
@@ -44,7 +47,14 @@ def _source_item(source: SourceRef, citations: list[Citation], anchors: str) -> 
         f'data-cite="{html.escape(reference_line(source))}">'
         f'<span class="number" aria-hidden="true">{source.number}</span>'
         f'<div class="card-body">{link}\n<p class="origin">{facts}</p>\n'
-        f"{_read(source, citations)}</div></li>"
+        f"{_read(source, citations)}</div>{_copy_source(source) if copy else ''}</li>"
+    )
+
+
+def _copy_source(source: SourceRef) -> str:
+    return (
+        f'<button type="button" class="quiet copy" data-copy="source" '
+        f'aria-label="Copy source {source.number} as a reference">Copy</button>'
     )
 
 

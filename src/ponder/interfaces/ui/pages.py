@@ -199,7 +199,7 @@ def run_page(
     )
     question = record.message if status == "waiting" else ""
     shown = report is not None and status == "done"
-    written = report_body(report, turn_anchors(len(turns))) if report and shown else ""
+    written = report_body(report, turn_anchors(len(turns)), copy=True) if report and shown else ""
     word = STATUS_WORDS.get(status, status)
     asking = "" if question else " hidden"
     return layout(

@@ -103,7 +103,7 @@ async def report_fragment(request: Request) -> Response:
     report = shown.report(user_of(request), turns[-1].report if turns else None)
     if report is None:
         return HTMLResponse("", status_code=204)
-    return HTMLResponse(report_body(report, turn_anchors(len(turns))))
+    return HTMLResponse(report_body(report, turn_anchors(len(turns)), copy=True))
 
 
 async def export(request: Request) -> Response:

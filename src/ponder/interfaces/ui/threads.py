@@ -62,7 +62,7 @@ def export_menu(
 def _written(turn: Turn) -> str:
     if turn.report is None:
         return '<p class="hint">This turn has no report.</p>'
-    return report_body(turn.report, turn_anchors(turn.number))
+    return report_body(turn.report, turn_anchors(turn.number), copy=True)
 
 
 def turn_began(events: Sequence[tuple[int, dict[str, Any]]]) -> tuple[int, int]:

@@ -1,6 +1,7 @@
-// Copy buttons: a report as Markdown (its citations and Sources with it), and each source
-// as one line to paste. Added wherever a report appears, including one drawn after the page
-// loaded (a run that finishes while it is open).
+// Copy buttons (drawn by the server with each report, shown once this script runs): a
+// report as Markdown (its citations and Sources with it), and each source as one line to
+// paste. One listener for the page: a report drawn later (a run that finishes while it is
+// open) copies as well, and nothing is added to a report once it is drawn.
 import { el } from "./dom.js";
 
 // The clipboard API needs a secure context (localhost is one; a team's server on plain
@@ -20,16 +21,6 @@ async function copyText(text) {
   return done;
 }
 
-function copyButton(label, what, text) {
-  const button = el("button", { type: "button", class: "quiet copy", "aria-label": what }, label);
-  button.addEventListener("click", async () => {
-    const copied = await copyText(await text());
-    button.textContent = copied ? "Copied" : "Could not copy";
-    setTimeout(() => { button.textContent = label; }, 1500);
-  });
-  return button;
-}
-
 async function reportMarkdown(article) {
   const run = article.closest("[data-run]");
   const turn = article.dataset.turn ? `?turn=${encodeURIComponent(article.dataset.turn)}` : "";
@@ -37,28 +28,23 @@ async function reportMarkdown(article) {
   return response.ok ? response.text() : article.innerText;
 }
 
-function wire(root) {
-  // A report drawn again (the run finished while open) loses its bar with its old content.
-  for (const article of root.querySelectorAll("article.report")) {
-    if (article.querySelector(":scope > .copy-bar") || !article.querySelector("ol.sources")) continue;
-    if (!article.closest("[data-run]")) continue;
-    article.prepend(el("div", { class: "copy-bar" },
-      copyButton("Copy report", "Copy the report as Markdown", () => reportMarkdown(article))));
-  }
-  for (const card of root.querySelectorAll("ol.sources > li[data-cite]:not([data-copy])")) {
-    card.dataset.copy = "1";
-    const line = `[${card.value}] ${card.dataset.cite}`;
-    card.append(copyButton("Copy", `Copy source ${card.value} as a reference`, () => line));
-  }
+function copied(button) {
+  if (button.dataset.copy === "report") return reportMarkdown(button.closest("article.report"));
+  const card = button.closest("li[data-cite]");
+  return Promise.resolve(`[${card.value}] ${card.dataset.cite}`);
+}
+
+async function onClick(event) {
+  const button = event.target.closest && event.target.closest("button[data-copy]");
+  if (!button) return;
+  const label = button.dataset.label || button.textContent;
+  button.dataset.label = label;
+  const done = await copyText(await copied(button));
+  button.textContent = done ? "Copied" : "Could not copy";
+  setTimeout(() => { button.textContent = label; }, 1500);
 }
 
 export function wireCopying() {
-  const main = document.getElementById("main");
-  if (!main) return;
-  wire(main);
-  new MutationObserver((changes) => {
-    const grew = changes.some((change) => [...change.addedNodes].some(
-      (node) => node.nodeType === 1 && (node.matches("ol.sources") || node.querySelector("ol.sources"))));
-    if (grew) wire(main);
-  }).observe(main, { childList: true, subtree: true });
+  document.documentElement.classList.add("scripted"); // the buttons work: show them
+  document.addEventListener("click", onClick);
 }
