@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import html
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 from unittest.mock import ANY
 
-from ponder.interfaces.ui.draft import draft_html, draft_text, with_drafts
+from support import python_docs
+
+from ponder.interfaces.ui.draft import DraftRenderer, draft_html, draft_text, with_drafts
 
 
 def log(*events: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
@@ -73,5 +77,41 @@ async def test_a_tab_gets_the_draft_once_its_stream_has_caught_up() -> None:
     assert [item for item in got if not isinstance(item, dict)] == [*events, (99, ANY)]
     assert len(drafts) == 1 and got.index(drafts[0]) == len(events), "after the burst"
     text, seq = draft_text(events)
-    assert drafts[0] == {"html": draft_html(text), "chars": len(text), "seq": seq}
-    assert "<h1>Tides</h1>" in drafts[0]["html"]
+    assert drafts[0] == {
+        "reset": False,
+        "settled": draft_html("# Tides\n\n"),
+        "writing": draft_html("The Moon pulls the sea [1]."),
+        "chars": len(text),
+        "seq": seq,
+    }
+    assert "<h1>Tides</h1>" in drafts[0]["settled"]
+
+
+def _text(html_text: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", html_text)).split())
+
+
+def test_a_streamed_page_of_the_docs_reads_as_the_whole_once_its_blocks_are_sent_once() -> None:
+    """A Python docs page as a model writes Markdown (pandoc's GFM of it: headings, lists,
+    tables, code), streamed in small pieces: each finished block is sent once, and what the
+    tab holds reads as the whole draft rendered at once."""
+    import pypandoc
+
+    page = (python_docs() / "library/bisect.html").read_text(encoding="utf-8")
+    body = re.search(r'<div class="body" role="main">(.*?)<div class="sphinxsidebar"', page, re.S)
+    assert body is not None
+    markdown = pypandoc.convert_text(body.group(1), "gfm-raw_html", format="html")
+    renderer, held, writing, sent, whole = DraftRenderer(), "", "", 0, 0
+    for end in range(23, len(markdown) + 23, 23):
+        draft = renderer.render(markdown[:end])
+        whole += len(draft_html(markdown[:end]))  # what sending it all each time costs
+        assert not draft["reset"], "the draft only grew"
+        held += draft["settled"]
+        writing = draft["writing"]
+        sent += len(draft["settled"]) + len(writing)
+    assert _text(held + writing) == _text(draft_html(markdown))
+    assert sent < whole / 5, (sent, whole)
+    discarded = renderer.render(markdown[:40])
+    assert discarded["reset"] and _text(discarded["settled"] + discarded["writing"]) == _text(
+        draft_html(markdown[:40])
+    )

@@ -4,10 +4,12 @@ HTML escaped), so the draft reads as the report will, tables included.
 
 The draft is not stored: it is what the run's event log says since the run's last start
 (:func:`draft_text`). A tab's event stream carries it (:func:`with_drafts`): after the
-events that changed it, once the stream has caught up, as one ``draft`` message. Each
-rendering reads the whole draft again, so a long one is rendered less often: the next waits
-ten times as long as the last took (at least 50 ms), which keeps the renderer to a tenth of
-the server's time whatever the draft's length.
+events that changed it, once the stream has caught up, as one ``draft`` message. The blocks
+the model has finished (up to its last blank line) are rendered and sent once
+(:class:`DraftRenderer`); each message renders only the block being written, so neither the
+server nor the tab lays out the whole draft again per token. The next rendering still waits
+ten times as long as the last took (at least 50 ms): the renderer keeps to a tenth of the
+server's time.
 """
 
 from __future__ import annotations
@@ -52,6 +54,42 @@ def draft_text(events: Iterable[Entry]) -> tuple[str, int]:
     return "\n\n".join(_joined(done, part)), last
 
 
+def settled_end(text: str) -> int:
+    """Where the draft's finished blocks end: after its last blank line outside a code
+    fence that a line starting flush left follows (an indented one may continue a list
+    item). What comes before it no longer changes as the model writes on."""
+    end, at, fenced, blank_after = 0, 0, False, -1
+    for line in text.splitlines(keepends=True):
+        if blank_after >= 0 and line[:1] not in (" ", "\t", "\n", "\r"):
+            end = blank_after
+        blank_after = -1
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        at += len(line)
+        if not fenced and not line.strip() and line.endswith("\n"):
+            blank_after = at
+    return end
+
+
+class DraftRenderer:
+    """One tab's draft: the finished blocks it has been sent, and what to send next — the
+    newly finished blocks to append (``settled``, or all of them again with ``reset`` when
+    the draft was discarded, cut or begun anew) and the block being written (``writing``)."""
+
+    def __init__(self) -> None:
+        self.settled = ""  # the Markdown of the blocks the tab holds
+
+    def render(self, text: str) -> dict[str, Any]:
+        end = settled_end(text)
+        reset = not text.startswith(self.settled) or end < len(self.settled)
+        start = 0 if reset else len(self.settled)
+        added = draft_html(text[start:end]) if end > start else ""
+        if reset or end > start:
+            self.settled = text[:end]
+        writing = draft_html(text[len(self.settled) :])
+        return {"reset": reset, "settled": added, "writing": writing, "chars": len(text)}
+
+
 def draft_html(markdown: str) -> str:
     """The draft rendered: no citation is a link yet (the report's numbers come with it)."""
     return markdown_to_html(markdown, citable=set()) if markdown.strip() else ""
@@ -60,11 +98,12 @@ def draft_html(markdown: str) -> str:
 async def with_drafts(
     events: AsyncIterator[Entry], log: Callable[[], list[Entry]]
 ) -> AsyncIterator[Entry | dict[str, Any]]:
-    """``events`` as they come, with the rendered draft (``{"html", "chars", "seq"}``)
-    after those that changed it, once no event is waiting; ``log``: the run's events so
-    far, as this reader is shown them."""
+    """``events`` as they come, with the rendered draft (:meth:`DraftRenderer.render`, and
+    ``seq``, the last event it holds) after those that changed it, once no event is
+    waiting; ``log``: the run's events so far, as this reader is shown them."""
     changed = False
     allowed_at = 0.0
+    renderer = DraftRenderer()
     waiting: asyncio.Future[Entry] | None = None
     try:
         while True:
@@ -74,7 +113,7 @@ async def with_drafts(
             done, _ = await asyncio.wait({waiting}, timeout=pause)
             if not done:  # caught up, and the draft changed: send it
                 started = time.monotonic()
-                yield await _rendered(log())
+                yield await _rendered(renderer, log())
                 took = time.monotonic() - started
                 allowed_at = time.monotonic() + max(RENDER_SHARE * took, RENDER_GAP)
                 changed = False
@@ -93,10 +132,9 @@ async def with_drafts(
                 await waiting
 
 
-async def _rendered(events: list[Entry]) -> dict[str, Any]:
+async def _rendered(renderer: DraftRenderer, events: list[Entry]) -> dict[str, Any]:
     text, seq = draft_text(events)
-    html = await asyncio.to_thread(draft_html, text)  # a long draft takes milliseconds
-    return {"html": html, "chars": len(text), "seq": seq}
+    return {**renderer.render(text), "seq": seq}
 
 
 def _starts_anew(event: dict[str, Any]) -> bool:

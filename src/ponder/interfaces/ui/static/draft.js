@@ -1,5 +1,6 @@
-// The report as it is written: the server renders the draft so far with the report's own
-// renderer (Markdown and tables, raw HTML escaped) and sends it on the run's event stream.
+// The report as it is written: the server renders the draft with the report's own renderer
+// (Markdown and tables, raw HTML escaped) and sends it on the run's event stream: the blocks
+// the model finished once (appended), and the block being written each time (replaced).
 // It sits where the report will be; the page brings it into view once, then keeps its
 // newest line in view unless the person scrolled away. Why a draft was discarded or cut is
 // said above it, and stays above the report.
@@ -10,17 +11,23 @@ export class DraftView {
   constructor() {
     this.section = document.getElementById("draft");
     this.body = document.getElementById("draft-text");
+    this.settled = document.createElement("div");
+    this.writing = document.createElement("div");
+    this.body.replaceChildren(this.settled, this.writing);
     this.note = document.getElementById("report-note");
     this.shownOnce = false;
   }
 
-  draw(html, chars) {
+  draw(draft) {
     if (this.closed) return;
     const reading = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - NEAR;
-    this.section.hidden = !html;
-    this.body.innerHTML = html;
-    this.body.dataset.chars = chars;
-    if (!html) return;
+    if (draft.reset) this.settled.innerHTML = draft.settled;
+    else if (draft.settled) this.settled.insertAdjacentHTML("beforeend", draft.settled);
+    this.writing.innerHTML = draft.writing;
+    this.body.dataset.chars = String(draft.chars);
+    const empty = !this.settled.hasChildNodes() && !this.writing.hasChildNodes();
+    this.section.hidden = empty;
+    if (empty) return;
     if (!this.shownOnce) {
       this.shownOnce = true;
       this.section.scrollIntoView({ block: "start" });
@@ -46,7 +53,9 @@ export class DraftView {
     this.closed = false;
     this.shownOnce = false;
     this.section.hidden = true;
-    this.body.textContent = "";
+    this.settled.replaceChildren();
+    this.writing.replaceChildren();
+    delete this.body.dataset.chars;
     this.note.hidden = true;
   }
 }

@@ -59,7 +59,7 @@ export class RunView {
     source.addEventListener("open", () => this.connection(true));
     source.addEventListener("draft", (message) => {
       const draft = JSON.parse(message.data); // rendered and escaped by the server
-      if (!this.drawn(Number(draft.seq))) this.draft.draw(String(draft.html), String(draft.chars));
+      if (!this.drawn(Number(draft.seq))) this.draft.draw(draft);
     });
     source.addEventListener("end", (message) => {
       this.connection(true);
