@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
-from support import UiServer
+from support import UiServer, free_port
 from test_ui_browser import WAIT, Page, ask, operator_env, wait_status
 
 from ponder.testing import Rig, ScriptedBackend
@@ -116,8 +116,13 @@ def test_a_citations_evidence_stays_on_a_phones_screen(
 def test_the_health_line_is_the_picked_models_not_the_missing_configured_one(
     scripted: ScriptedBackend, corpus: Path, tmp_path: Path, browser: Any
 ) -> None:
+    closed = f"http://127.0.0.1:{free_port()}"  # a SearXNG that is not there
     with Rig(scripted, models=("scripted", "scripted-large")) as two:
-        env = {**operator_env(two, corpus, tmp_path), "PONDER_MODEL": "llama3.1:8b"}
+        env = {
+            **operator_env(two, corpus, tmp_path),
+            "PONDER_MODEL": "llama3.1:8b",
+            "PONDER_SEARXNG_URL": closed,
+        }
         server = UiServer(env).start()
         tab = Page(browser, server)
         page = tab.go("/")
@@ -128,6 +133,11 @@ def test_the_health_line_is_the_picked_models_not_the_missing_configured_one(
         page.select_option("#model", "scripted-large")
         expect(health).not_to_contain_text("asking", timeout=5_000)
         assert "ok" in (health.get_attribute("class") or "")
+        searxng = page.locator("label", has=page.locator("input[value=searxng]"))
+        expect(searxng).to_contain_text(f"not reachable now: {closed}")
+        expect(page.locator("label", has=page.locator("input[value=local]"))).not_to_contain_text(
+            "not reachable"
+        )
         tab.shot("ask-model-switched", full=False)
         tab.close()
         assert server.stop() == 0

@@ -56,12 +56,13 @@ def search_verdicts(config: Configuration) -> list[tuple[bool, str]]:
     return list(verdicts(config))
 
 
-def web_reach(config: Configuration) -> tuple[list[str], dict[str, str]]:
+def web_reach(config: Configuration, *, fresh: bool = True) -> tuple[list[str], dict[str, str]]:
     """The web backends the configured search uses that can be reached now, and those that
-    cannot with why (asked afresh: what a run's first check would find)."""
+    cannot with why (``fresh``: asked afresh, what a run's first check would find; else a
+    verdict of the last seconds may answer)."""
     from ponder.services.search.reach import search_reach
 
-    reach = search_reach(config, fresh=True)
+    reach = search_reach(config, fresh=fresh)
     return reach.reachable, reach.unreachable
 
 

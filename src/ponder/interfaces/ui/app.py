@@ -24,7 +24,12 @@ from ponder.core.errors import PonderError
 from ponder.interfaces.html import STYLE
 from ponder.interfaces.ui import pages, shown, threads
 from ponder.interfaces.ui.access import Access, users
-from ponder.interfaces.ui.asking import ask_defaults, models_info, run_options
+from ponder.interfaces.ui.asking import (
+    ask_defaults,
+    models_info,
+    run_options,
+    unreachable_searches,
+)
 from ponder.interfaces.ui.document_routes import documents_page, index_folder, index_job
 from ponder.interfaces.ui.folders import Indexer
 from ponder.interfaces.ui.manager import RunManager
@@ -83,6 +88,7 @@ def create_app(
         Route("/runs/{thread_id}/export.{kind:str}", export, methods=["GET"]),
         Route("/runs/{thread_id}/{action:str}", act, methods=["POST"]),
         Route("/api/models", _models, methods=["GET"]),
+        Route("/api/searches", _searches, methods=["GET"]),
         Route("/documents", documents_page, methods=["GET"]),
         Route("/documents", index_folder, methods=["POST"]),
         Route("/documents/jobs/{job:int}", index_job, methods=["GET"]),
@@ -147,6 +153,11 @@ async def _start(request: Request) -> Response:
 async def _models(request: Request) -> JSONResponse:
     wanted = request.query_params.get("model") or None  # the one the picker shows now
     return JSONResponse(await asyncio.to_thread(models_info, user_of(request), wanted))
+
+
+async def _searches(request: Request) -> JSONResponse:
+    """The form's web searches that cannot be reached now, with why (ask.js says so)."""
+    return JSONResponse(await asyncio.to_thread(unreachable_searches, user_of(request)))
 
 
 # -- history and one run -----------------------------------------------------------------

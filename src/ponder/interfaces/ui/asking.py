@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ponder.api.probe import model_server, search_problems, search_ready
+from ponder.api.probe import model_server, search_problems, search_ready, web_reach
 from ponder.core.errors import ConfigurationError, InvalidInputError, OllamaUnavailableError
 from ponder.core.topic import clean_topic
 from ponder.interfaces.doctor import ollama_checks
@@ -107,6 +107,20 @@ def models_info(user: User, wanted: str | None = None) -> dict[str, Any]:
         else None,
         "error": shown.text(user, problems[0]) if problems else None,
     }
+
+
+def unreachable_searches(user: User) -> dict[str, str]:
+    """The web searches on this user's form that cannot be reached now, each with why (no
+    network on a train: DuckDuckGo's name does not resolve): the form says so beside them.
+    Only the operator's addresses are tried, and a verdict is remembered for a while."""
+    operator = operator_configuration()
+    offered = ask_defaults(user)
+    usable = [name for name in offered["searches"] if name not in offered["unusable"]]
+    if not usable:
+        return {}
+    asked = operator.model_copy(update={"search": ",".join(usable)})
+    _reachable, unreachable = web_reach(asked, fresh=False)
+    return {name: shown.text(user, why) for name, why in unreachable.items()}
 
 
 def _picked(models: list[str], wanted: str | None, default: str) -> str:

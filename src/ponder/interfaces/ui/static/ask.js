@@ -1,5 +1,6 @@
 // The ask form: the models the server really has, and the health of a run with the one
-// the picker shows (asked again when the person picks another).
+// the picker shows (asked again when the person picks another); the web searches that
+// cannot be reached now (no network), each with why.
 
 import { el } from "./dom.js";
 
@@ -22,7 +23,22 @@ async function checkModels(select, health) {
   }
 }
 
+async function markUnreachable() {
+  const choices = document.querySelectorAll("input[name=search]");
+  if (!choices.length) return;
+  let unreachable = {};
+  try {
+    unreachable = await (await fetch("/api/searches", { headers: { accept: "application/json" } })).json();
+  } catch (error) { return; } // the model line says the server is gone
+  for (const input of choices) {
+    const why = unreachable[input.value];
+    if (!why || input.disabled) continue;
+    input.closest("label").append(el("span", { class: "hint unreachable" }, ` — not reachable now: ${why}`));
+  }
+}
+
 export function loadModels() {
+  markUnreachable();
   const select = document.getElementById("model");
   const health = document.getElementById("model-health");
   if (!select || !health) return;
