@@ -85,3 +85,34 @@ async def test_a_run_from_before_turns_were_kept_is_one_turn_and_can_be_followed
     turns = await api_history.turns(first.thread_id)
     assert [t.question for t in turns] == [FIRST, SECOND]
     assert [t.report.markdown for t in turns if t.report] == [first.markdown, second.markdown]
+
+
+async def test_the_trail_of_a_run_stopped_before_its_report_keeps_what_it_read(
+    rig: Rig, corpus: Path
+) -> None:
+    from ponder.api import new_thread_id, stream
+
+    thread_id = new_thread_id()
+    events = stream(FIRST, thread_id=thread_id, **over_corpus(rig, corpus, max_loops=1))
+    async for item in events:
+        if getattr(item, "kind", "") == "reflection":
+            break  # stopped once its sources were read and kept, before any report
+    await events.aclose()
+    trail = await api_history.trail(thread_id)
+    assert trail is not None and trail["report"] is None
+    assert trail["sources"] and trail["queries"], "what the run read so far is in its trail"
+
+
+async def test_a_follow_up_stopped_and_resumed_counts_its_own_cost(rig: Rig, corpus: Path) -> None:
+    from ponder.api import stream_resume
+
+    first = await aresearch(FIRST, **over_corpus(rig, corpus, mode="loop", max_loops=1))
+    calls_before = len(rig.chat_log())
+    events = stream_followup(first.thread_id, SECOND)
+    async for item in events:
+        if getattr(item, "kind", "") == "reflection":
+            break  # stopped mid-turn, as Ctrl-C or the page's Stop does
+    await events.aclose()
+    resumed = [item async for item in stream_resume(first.thread_id)][-1]
+    assert isinstance(resumed, Report) and resumed.topic == SECOND
+    assert resumed.stats.llm_calls == len(rig.chat_log()) - calls_before, "this turn's calls"

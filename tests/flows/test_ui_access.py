@@ -246,11 +246,10 @@ def test_a_model_not_pulled_and_a_folder_without_documents_say_what_to_do(
 def test_a_search_backend_that_cannot_be_reached_says_so_at_once_and_what_to_check(
     operator_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from support import free_port
+    from support import closed_address
 
-    closed = f"http://127.0.0.1:{free_port()}"
-    monkeypatch.setenv("PONDER_SEARXNG_URL", closed)
-    with client() as ui:
+    with closed_address() as closed, client() as ui:
+        monkeypatch.setenv("PONDER_SEARXNG_URL", closed)
         started = ui.post("/runs", data={"topic": "How do tides work?", "search": "searxng"})
         assert started.status_code == 303, started.text
         path = started.headers["location"]

@@ -51,10 +51,10 @@ def test_a_model_the_server_lacks_is_never_picked_because_it_was_asked_for(
 def test_a_web_search_that_cannot_be_reached_is_named_with_why(
     page: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from support import free_port
+    from support import closed_address
 
-    closed = f"http://127.0.0.1:{free_port()}"
-    monkeypatch.setenv("PONDER_SEARXNG_URL", closed)
-    unreachable = page.get("/api/searches").json()
+    with closed_address() as closed:
+        monkeypatch.setenv("PONDER_SEARXNG_URL", closed)
+        unreachable = page.get("/api/searches").json()
     assert closed in unreachable["searxng"], unreachable
     assert "local" not in unreachable and "auto" not in unreachable

@@ -110,3 +110,28 @@ def test_history_lists_the_thread_once_and_finds_it_by_part_of_a_word(
     for part in ("ather", "HARBOUR", "tide read", "ides wor"):
         assert f'href="{thread}"' in ui.get("/runs", params={"q": part}).text, part
     assert f'href="{thread}"' not in ui.get("/runs", params={"q": "lakes"}).text
+
+
+def test_an_odd_turn_or_event_number_is_a_clear_answer_not_an_error(
+    ui: TestClient, thread: str
+) -> None:
+    for odd in ("²", "1" * 5000, "-1", "x"):  # "²" is a digit to str.isdigit, not to int
+        whole = ui.get(f"{thread}/export.md", params={"turn": odd})
+        assert whole.status_code == 200 and whole.text.count("\n## Sources\n") == 2  # both
+        assert ui.get(f"{thread}/events", params={"after": odd}).status_code == 200
+    missing = ui.get(f"{thread}/export.md", params={"turn": "99"})
+    assert missing.status_code == 404 and "This run has 2 questions, not 99." in missing.text
+
+
+def test_a_follow_up_on_a_run_that_has_not_finished_is_refused_and_changes_nothing(
+    ui: TestClient, rig: Rig
+) -> None:
+    from ponder.testing import ScriptedBackend
+
+    assert isinstance(rig.backend, ScriptedBackend)
+    rig.backend.delay = 0.3
+    path = ui.post("/runs", data={"topic": FIRST, "mode": "loop"}).headers["location"]
+    refused = ui.post(f"{path}/follow-up", data={"topic": SECOND})
+    assert refused.status_code == 409 and "a follow-up builds on a finished run" in refused.text
+    log = done(ui, path, 1)
+    assert [e.get("turn", 1) for e in log if e["kind"] == "status"] == [1, 1], "no turn 2 begun"

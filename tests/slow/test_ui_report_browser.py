@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
-from support import UiServer, free_port
+from support import UiServer, closed_address
 from test_ui_browser import WAIT, Page, ask, operator_env, wait_status
 
 from ponder.testing import Rig, ScriptedBackend
@@ -116,8 +116,7 @@ def test_a_citations_evidence_stays_on_a_phones_screen(
 def test_the_health_line_is_the_picked_models_not_the_missing_configured_one(
     scripted: ScriptedBackend, corpus: Path, tmp_path: Path, browser: Any
 ) -> None:
-    closed = f"http://127.0.0.1:{free_port()}"  # a SearXNG that is not there
-    with Rig(scripted, models=("scripted", "scripted-large")) as two:
+    with closed_address() as closed, Rig(scripted, models=("scripted", "scripted-large")) as two:
         env = {
             **operator_env(two, corpus, tmp_path),
             "PONDER_MODEL": "llama3.1:8b",

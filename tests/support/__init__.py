@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -340,6 +341,18 @@ class UiServer:
                 self.proc.kill()
                 raise
         return int(self.proc.returncode)
+
+
+@contextlib.contextmanager
+def closed_address() -> Iterator[str]:
+    """An address on loopback that refuses connections for as long as the block runs: its
+    port is bound and never listens, so no other process (a parallel test's server) can
+    take it, as it could take a port :func:`free_port` only found free."""
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{held.getsockname()[1]}"
 
 
 def free_port() -> int:

@@ -287,3 +287,29 @@ def test_a_long_word_gets_places_to_break_but_a_link_stays_whole() -> None:
     broken = breakable("x" * 100)
     assert broken.replace(ZERO_WIDTH_SPACE, "") == "x" * 100 and broken.count(ZERO_WIDTH_SPACE) == 4
     assert re.fullmatch(r"(x{24}\u200b){4}x{4}", broken)
+
+
+def test_an_address_with_a_control_character_or_half_a_surrogate_exports_in_every_format(
+    report: Report,
+) -> None:
+    """A page's address as a search result may carry it: each format writes the report."""
+    first = report.sources[0]
+    odd = first.model_copy(update={"url": "https://e.x/a\x01b\ud800", "link": "https://d\x02.x"})
+    report = report.model_copy(update={"sources": [odd, *report.sources[1:]]})
+    outputs = {name: export(report, name) for name in NAMES}
+    assert "https://e.x/ab" in " ".join(read_docx(outputs["docx"]).links)
+    assert read_odt(outputs["odt"]).table_rows is not None  # the XML parses
+    assert "https://e.x/ab" in read_pdf(outputs["pdf"]).text.replace("\n", "")
+    assert any(e.fields_dict.get("url") for e in read_bibtex(outputs["bib"]).entries)
+
+
+def test_a_table_inside_a_list_item_exports_in_every_format(report: Report) -> None:
+    """A model may indent a table under a list item: OpenDocument has no table there."""
+    table = (
+        "1. Compare them:\n\n   | Module | What it offers |\n   |---|---|\n"
+        "   | bisect | sorted lists |\n"
+    )
+    inside = report.model_copy(update={"markdown": table + "\n" + report.markdown})
+    outputs = {name: export(inside, name) for name in NAMES}
+    assert read_odt(outputs["odt"]).table_rows[0] == 2
+    assert len(read_docx(outputs["docx"]).tables) >= 1

@@ -190,9 +190,11 @@ async def stream_resume(
         )
     settings = _continued(record.config, config, anew)
     runs.start(thread_id, record.topic, settings.model_dump())
-    question = runs.turns(thread_id)[-1].question  # the turn that goes on: the latest
+    kept = runs.turns(thread_id)
+    question = kept[-1].question  # the turn that goes on: the latest
+    before = kept[-2].checkpoint_id if len(kept) > 1 else None  # its cost starts there
     first: Any = Command(resume=answer) if answer is not None else None
-    async for item in drive(thread_id, question, settings, environment, first, ask):
+    async for item in drive(thread_id, question, settings, environment, first, ask, after=before):
         yield item
 
 

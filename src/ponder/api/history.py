@@ -38,7 +38,7 @@ def run(thread_id: str) -> RunRecord | None:
 
 def saved(thread_id: str, path: str) -> None:
     """Record that the run's report was written to ``path``."""
-    _history(read_environment()).finish(thread_id, "done", output=path)
+    _history(read_environment()).saved(thread_id, path)
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,10 @@ async def trail(thread_id: str, turn: int | None = None) -> dict[str, Any] | Non
     if not chosen:
         return None
     values = chosen[-1][1] or {}
+    if not values and chosen[-1][0].number == len(states):
+        # The latest turn did not finish (it failed, or runs): what it read so far is in
+        # the thread's latest state, not in a checkpoint it finished in.
+        values = await _latest_state(environment, thread_id)
     turned = [
         {
             "turn": kept.number,
@@ -180,6 +184,18 @@ async def _turn_states(
             found.append((turn, own if wanted in (None, turn.number) else None))
             earlier = values.get("stats") if values else None
     return found
+
+
+async def _latest_state(environment: Environment, thread_id: str) -> dict[str, Any]:
+    from langchain_core.runnables import RunnableConfig
+
+    from ponder.graphs.main import graph_builder
+    from ponder.services.storage.checkpoints import open_checkpointer
+
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    async with open_checkpointer(environment.machine) as saver:
+        snapshot = await graph_builder().compile(checkpointer=saver).aget_state(config)
+    return dict(snapshot.values or {})
 
 
 async def _state_at(graph: Any, record: RunRecord, turn: TurnRecord, last: bool) -> Any:

@@ -54,10 +54,12 @@ async def drive(
     ask: Ask | None,
     *,
     follows: int = 0,
+    after: str | None = None,
 ) -> AsyncIterator[ProgressEvent | Report]:
     """Run the thread's current turn (``topic``: its question) to its report. ``follows``:
     the turn a follow-up comes after, whose checkpoint is recorded here if it was not (a
-    run from before turns were kept)."""
+    run from before turns were kept); ``after``: for a turn resumed, the checkpoint the
+    turn before it finished in (its cost is the earlier turns', not this turn's)."""
     from langchain_core.runnables import RunnableConfig
     from langgraph.types import Command
 
@@ -84,6 +86,10 @@ async def drive(
             graph = graph_builder().compile(checkpointer=saver)
             snapshot = await graph.aget_state(config)
             earlier = snapshot.values.get("stats") if follows else None  # the earlier turns' cost
+            if after is not None:
+                there = {"thread_id": thread_id, "checkpoint_id": after}
+                at: RunnableConfig = {"configurable": there}
+                earlier = (await graph.aget_state(at)).values.get("stats")
             if follows and (before := checkpoint_of(snapshot)):
                 runs.settle(thread_id, follows, before)
             # A finished run is not run again (its reducers would append a second pass).

@@ -43,9 +43,11 @@ class Kind:
         return f".{self.name}"
 
     def render(self, reports: Sequence[Report]) -> bytes:
+        from ponder.interfaces.exports.blocks import clean_report
+
         module = importlib.import_module(f"ponder.interfaces.exports.{self.module}")
         writer: Callable[[Sequence[Report]], bytes] = module.export_bytes
-        return writer(reports)
+        return writer([clean_report(report) for report in reports])
 
 
 KINDS: dict[str, Kind] = {

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from ponder.core.result import Report
 from ponder.core.untrusted import printable
 from ponder.interfaces.html.markdown import Evidence, parse
 
@@ -24,6 +25,23 @@ _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 def clean(text: str) -> str:
     """Text any format can hold: no control characters, nothing XML refuses."""
     return _NOT_XML.sub("", printable(text or ""))
+
+
+def clean_report(report: Report) -> Report:
+    """The report with every text in it (its sources' addresses, titles and passages too)
+    as :func:`clean` leaves it: a page's address with a control character or half a
+    surrogate pair made a DOCX writer fail and an ODT invalid."""
+    return Report.model_validate(_cleaned(report.model_dump()))
+
+
+def _cleaned(value: Any) -> Any:
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {key: _cleaned(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cleaned(item) for item in value]
+    return value
 
 
 def web_link(url: str | None) -> str | None:

@@ -101,7 +101,7 @@ class _Writer:
         if block.kind == "paragraph":
             return [self.para(block.runs, style, turn)]
         if block.kind == "list":
-            return [self.items(turn, block)]
+            return self.items(turn, block)
         if block.kind == "table":
             return [self.table(turn, block)]
         if block.kind == "code":
@@ -116,19 +116,25 @@ class _Writer:
             return [P(stylename=self.styles.rule)]
         return []
 
-    def items(self, turn: Turn, block: Block) -> Any:
+    def items(self, turn: Turn, block: Block) -> list[Any]:
+        """The list, then any table its items hold: OpenDocument has no table inside a
+        list item (odfpy refuses one), so it follows the list."""
         ordered, bulleted = self.styles.lists
         made = List(stylename=ordered if block.ordered else bulleted)
+        after: list[Any] = []
         for position, item in enumerate(block.items):
             start = {"startvalue": block.start} if block.ordered and position == 0 else {}
             entry = ListItem(**start)
             for child in item:
                 for element in self.block(turn, child):
-                    entry.addElement(element)
-            if not item:
+                    if element.tagName == "table:table":
+                        after.append(element)
+                    else:
+                        entry.addElement(element)
+            if not entry.childNodes:
                 entry.addElement(self.para([]))
             made.addElement(entry)
-        return made
+        return [made, *after]
 
     def table(self, turn: Turn, block: Block) -> Any:
         self.tables += 1

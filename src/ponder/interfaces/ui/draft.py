@@ -78,10 +78,12 @@ class DraftRenderer:
 
     def __init__(self) -> None:
         self.settled = ""  # the Markdown of the blocks the tab holds
+        self.sent = False  # a new stream (a reconnect): the tab's blocks are replaced
 
     def render(self, text: str) -> dict[str, Any]:
         end = settled_end(text)
-        reset = not text.startswith(self.settled) or end < len(self.settled)
+        reset = not self.sent or not text.startswith(self.settled) or end < len(self.settled)
+        self.sent = True
         start = 0 if reset else len(self.settled)
         added = draft_html(text[start:end]) if end > start else ""
         if reset or end > start:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import re
 from typing import Any
 
 from sse_starlette.sse import EventSourceResponse
@@ -21,6 +22,7 @@ from ponder.interfaces.ui import pages, shown, threads
 from ponder.interfaces.ui.asking import continued
 from ponder.interfaces.ui.draft import with_drafts
 from ponder.interfaces.ui.manager import RunManager
+from ponder.interfaces.ui.pages import STATUS_WORDS
 from ponder.interfaces.ui.requests import (
     manager_of,
     missing,
@@ -30,6 +32,10 @@ from ponder.interfaces.ui.requests import (
     user_of,
     visible_run,
 )
+
+# Exports made at once: each reads every turn's checkpoint and typesets in a worker
+# thread; more at once would take the threads the page's other checks need.
+EXPORTING = asyncio.Semaphore(2)
 
 
 async def run_page(request: Request) -> HTMLResponse:
@@ -83,7 +89,7 @@ async def events(request: Request) -> Response:
 
 def _last_event_id(request: Request) -> int:
     raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-    return int(raw) if raw.isdigit() else 0
+    return _small_number(raw) or 0
 
 
 async def log(request: Request) -> Response:
@@ -112,6 +118,9 @@ async def export(request: Request) -> Response:
         return missing()
     kind = request.path_params["kind"]
     turn = _turn_asked(request)  # None: the whole thread
+    if turn is not None and turn > record.turns:
+        said = f"This run has {record.turns} question{'s' if record.turns > 1 else ''}"
+        return HTMLResponse(pages.message_page("No such question", f"{said}, not {turn}."), 404)
     user = user_of(request)
     if kind == "json":
         trail = shown.trail(user, await history.trail(record.thread_id, turn))
@@ -121,22 +130,28 @@ async def export(request: Request) -> Response:
     if kind not in KINDS:
         known = ", ".join((*KINDS, "json"))
         return HTMLResponse(pages.message_page("No such export", f"Choose one of {known}."), 404)
-    reports = [shown.report(user, r) for r in await history.reports(record.thread_id, turn)]
-    written = [report for report in reports if report is not None]
-    if not written:
-        said = f"Question {turn} of this run" if turn else "This run"
-        return HTMLResponse(
-            pages.message_page("Nothing to export", f"{said} has no report yet."), 404
-        )
+    async with EXPORTING:
+        reports = [shown.report(user, r) for r in await history.reports(record.thread_id, turn)]
+        written = [report for report in reports if report is not None]
+        if not written:
+            said = f"Question {turn} of this run" if turn else "This run"
+            return HTMLResponse(
+                pages.message_page("Nothing to export", f"{said} has no report yet."), 404
+            )
+        # A PDF or a DOCX takes a tenth of a second or so: made beside the loop, not on it.
+        content = await asyncio.to_thread(KINDS[kind].render, written)
     disposition = _named(written[0].topic, kind)  # after the thread's (or the turn's) question
-    # A PDF or a DOCX takes a tenth of a second or so: made beside the loop, not on it.
-    content = await asyncio.to_thread(KINDS[kind].render, written)
     return Response(content, media_type=KINDS[kind].media_type, headers=disposition)
 
 
 def _turn_asked(request: Request) -> int | None:
-    raw = request.query_params.get("turn", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else None
+    return _small_number(request.query_params.get("turn", "")) or None
+
+
+def _small_number(raw: str) -> int | None:
+    """A count a request names (a turn, an event): ASCII digits, a few of them ("²" is a
+    digit to ``str.isdigit`` and not to ``int``; a thousand digits are refused by ``int``)."""
+    return int(raw) if re.fullmatch(r"[0-9]{1,9}", raw) else None
 
 
 def _named(question: str, kind: str) -> dict[str, str]:
@@ -160,6 +175,7 @@ async def act(request: Request) -> Response:
             # A new request: a caller's settings are checked again against today's.
             anew = await asyncio.to_thread(continued, user, thread_id, record.config)
             if action == "follow-up":
+                _finished(record.status, manager.is_live(thread_id))
                 question = str(form.get("topic") or "")
                 turn = record.turns + 1
                 manager.follow_up(thread_id, question, by, limit, anew, turn=turn)
@@ -181,6 +197,16 @@ async def act(request: Request) -> Response:
     if action == "stop":
         await _stopped(manager, thread_id)
     return redirect_to(f"/runs/{thread_id}")
+
+
+def _finished(status: str, live: bool) -> None:
+    """A follow-up builds on a finished run: another tab may still offer the form."""
+    if live or status != "done":
+        now = "still running" if live else STATUS_WORDS.get(status, status)
+        raise InvalidInputError(
+            f"This run is {now}: a follow-up builds on a finished run. "
+            "Wait for it to finish (or press Resume), then ask again."
+        )
 
 
 async def _stopped(manager: RunManager, thread_id: str) -> None:

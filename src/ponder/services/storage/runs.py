@@ -153,6 +153,12 @@ class RunHistory:
             return False
         return True
 
+    def saved(self, thread_id: str, output: str) -> None:
+        """Record where the run's report was written: its turns and times stay as they
+        ended (a report exported a day later did not take a day)."""
+        with self._database() as db:
+            db.execute("UPDATE {runs} SET output=? WHERE thread_id=?", (output, thread_id))
+
     def settle(self, thread_id: str, turn: int, checkpoint_id: str) -> None:
         """Record where a turn finished when it was not recorded (a run from before turns
         were kept, followed up now: the thread's checkpoint before the new question)."""
