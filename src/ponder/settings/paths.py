@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 
@@ -24,6 +24,24 @@ def cache_folder(machine: Machine) -> Path:
     """Search cache, page cache and local indexes (``PONDER_CACHE_DIR``, else the user's
     cache folder)."""
     return Path(machine.cache_dir or platformdirs.user_cache_dir("ponder")).expanduser()
+
+
+# Who this process is to the document indexes: their own machine's (a write-ahead log, the
+# fastest for processes on one disk), the one indexer of indexes shared over a volume (a
+# rollback journal, which a network filesystem can carry), or a reader of those.
+IndexRole = Literal["own", "indexer", "reader"]
+
+
+def index_folder(machine: Machine) -> Path:
+    """The folder whose ``indexes/`` holds the document indexes (``PONDER_INDEX_DIR``, else
+    the cache folder)."""
+    return Path(machine.index_dir).expanduser() if machine.index_dir else cache_folder(machine)
+
+
+def index_role(machine: Machine) -> IndexRole:
+    if machine.index_readonly:
+        return "reader"
+    return "indexer" if machine.index_dir else "own"
 
 
 def ensure(folder: Path) -> Path:

@@ -3,7 +3,10 @@ the tags, show, version, ps and embeddings Ollama's clients ask besides."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -24,6 +27,30 @@ WIRES: dict[str, type[Wire]] = {wire.path: wire for wire in (OllamaWire, OpenAIW
 class RigServer(ThreadingHTTPServer):
     daemon_threads = True
     rig: Any  # the Rig that owns it (ponder.testing.server, which imports this module)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._open: set[socket.socket] = set()
+        self._open_guard = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_guard:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_guard:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def hang_up(self) -> None:
+        """Close the connections clients keep open between requests, as a server that
+        stops does: their next request must find another way (or another host)."""
+        with self._open_guard:
+            kept = list(self._open)
+        for connection in kept:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Clients that hang up (timeouts, injected drops) are expected, not news."""

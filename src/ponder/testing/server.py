@@ -70,7 +70,8 @@ class Rig:
         return self
 
     def stop(self) -> None:
-        """Stop serving, let the backend stop generating, and wait for replies in flight.
+        """Stop serving, let the backend stop generating, wait for replies in flight, then
+        close the connections kept open between requests.
 
         A request thread still streaming when the interpreter exits would die inside the
         model's native code, which aborts the whole process. The rig does not close the
@@ -82,6 +83,7 @@ class Rig:
         if callable(interrupt):
             interrupt()
         self.wait_idle(timeout=30)
+        self._server.hang_up()
         self._server.server_close()
 
     def __enter__(self) -> Rig:

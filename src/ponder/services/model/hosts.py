@@ -11,16 +11,20 @@ every node and every researcher of a run share it. The limit holds per process: 
 server workers, or several people's CLIs, do not see each other's calls.
 
 ``on_a_host`` runs one call this way: on the least busy host, and on another when that one
-fails before answering.
+fails before answering. ``on_a_host_blocking`` runs a blocking call (an embedding, made in a
+worker thread) the same way, through one event loop the process keeps for such calls.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TypeVar
@@ -161,3 +165,45 @@ async def on_a_host(
             continue
         pool.recovered(host)
         return result, host.url
+
+
+def on_a_host_blocking(
+    urls: list[str], limit: int, attempt: Callable[[str], R], *, warn: Callable[[str], None]
+) -> tuple[R, str]:
+    """:func:`on_a_host` for a blocking ``attempt`` made from a thread: the same choice of
+    host, rests and failover, in a pool on the process's loop for blocking calls, so a host
+    that failed rests for every such call of the process. Warnings are given in the
+    caller's thread, after the call (a run's warn belongs to the run's thread)."""
+    if len(urls) == 1:
+        return attempt(urls[0]), urls[0]
+    said: list[str] = []
+
+    async def in_a_thread(url: str) -> R:
+        return await asyncio.to_thread(attempt, url)
+
+    call = on_a_host(urls, limit, in_a_thread, warn=said.append)
+    future: Future[tuple[R, str]] = asyncio.run_coroutine_threadsafe(call, _blocking_loop())
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()  # Ctrl-C or a failure: the call no longer holds a slot
+        raise
+    finally:
+        for message in said:
+            warn(message)
+
+
+_LOOP_GUARD = threading.Lock()
+_LOOP: dict[int, asyncio.AbstractEventLoop] = {}  # by process id: a forked child makes its own
+
+
+def _blocking_loop() -> asyncio.AbstractEventLoop:
+    """The event loop, run by a thread of its own, where blocking calls' pools live."""
+    with _LOOP_GUARD:
+        pid = os.getpid()
+        if pid not in _LOOP:
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="ponder-hosts", daemon=True).start()
+            _LOOP.clear()
+            _LOOP[pid] = loop
+        return _LOOP[pid]

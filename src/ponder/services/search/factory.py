@@ -223,10 +223,11 @@ def _local(config: Configuration, environment: Environment, warn: Warn) -> Searc
     catalog = load_catalog(config.library, config.docs_roots, hidden) if config.library else None
     local = LocalSearch(
         [*existing, *(catalog.files if catalog else [])],
-        cache_dir=environment.cache_folder,
+        cache_dir=environment.index_folder,
         warn=warn,
-        embedder=configured_embedder(config),
+        embedder=configured_embedder(config, warn),
         anchors=[*config.docs_roots, *(catalog.folders if catalog else [])],
         hidden=hidden,
+        role=environment.index_role,
     )
     return CitedSearch(local, catalog) if catalog else local

@@ -15,6 +15,7 @@ from ponder.services.search.backends.local.embeddings import Embedder
 from ponder.services.search.backends.local.index import Warn
 from ponder.services.search.backends.local.indexes import FolderIndexes
 from ponder.services.search.base import SearchBackendError, SearchResult
+from ponder.settings.paths import IndexRole
 
 
 def _ignore(_: str) -> None:
@@ -30,7 +31,8 @@ class LocalSearch:
     one warning says why and this backend goes on with BM25 alone.
 
     ``anchors`` and ``hidden``: which indexes serve the paths, and what they hold
-    (:class:`.indexes.FolderIndexes`).
+    (:class:`.indexes.FolderIndexes`). A ``reader`` of indexes shared by replicas never
+    refreshes nor embeds them: their indexer does (:mod:`.shared`).
     """
 
     name = "local"
@@ -47,10 +49,12 @@ class LocalSearch:
         embedder: Embedder | None = None,
         anchors: Iterable[str | os.PathLike[str]] = (),
         hidden: bool = False,
+        role: IndexRole = "own",
     ) -> None:
         self.index = FolderIndexes(
-            paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden, warn=warn, db_path=db_path
-        )
+            paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden, warn=warn,
+            db_path=db_path, role=role,
+        )  # fmt: skip
         self.refresh_seconds = refresh_seconds
         self.embedder = embedder
         self._warn = warn or _ignore
@@ -84,6 +88,8 @@ class LocalSearch:
         self._warn(f"Semantic search is off for this run, keyword search goes on: {problem}")
 
     async def _refresh(self) -> None:
+        if self.index.readonly:  # the indexer keeps a shared index fresh
+            return
         key, shared = self.index.key, not self.index.in_memory
         async with self._refresh_lock:
             # An on-disk index is shared by every instance in the process; one in memory is not.

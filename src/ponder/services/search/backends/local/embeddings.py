@@ -5,25 +5,29 @@ Ollama's ``/api/embed`` (through langchain-ollama) takes a batch of texts and an
 one vector each. Some models were trained with a task prefix on each side of a search
 (nomic-embed-text, embeddinggemma, mxbai-embed-large, the e5 family); their prefixes are
 added here, as their model cards ask. Errors become ponder's own: a model that is not
-pulled says ``ollama pull``, an unreachable server says where it was looked for.
+pulled says ``ollama pull``, an unreachable server says where it was looked for. With several
+Ollama hosts (``ollama_base_url="a,b"``), each request goes to one of them as chat calls do,
+and to the next when one fails, which then rests a while (:func:`.hosts.on_a_host_blocking`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
 from ponder.core.errors import ModelCallError, ModelNotFoundError, OllamaUnavailableError
+from ponder.services.model.hosts import on_a_host_blocking
 from ponder.services.search.backends.local.e5 import MODEL as E5_MODEL
 from ponder.settings.ollama_host import one_host_for_the_ollama_client
 
 if TYPE_CHECKING:
     from ponder.settings.configuration import Configuration
 
+R = TypeVar("R")
 BATCH = 32  # passages per request: big enough to keep the model busy, small enough to retry
 
 # model family -> (document prefix, query prefix); "{title}" is the passage's title.
@@ -55,21 +59,45 @@ def prefixes(model: str) -> tuple[str, str]:
     return _PREFIXES.get(family, ("", ""))
 
 
-def configured_embedder(config: Configuration) -> Embedder | None:
-    """Semantic search's model (``embed_model``) on the first Ollama host, as the run's
-    settings give it; None when semantic search is off."""
+def configured_embedder(
+    config: Configuration, warn: Callable[[str], None] | None = None
+) -> Embedder | None:
+    """Semantic search's model (``embed_model``) on the Ollama hosts, as the run's settings
+    give them; None when semantic search is off. ``warn`` hears of a host that failed."""
     if not config.embed_model:
         return None
-    return Embedder(config.embed_model, config.ollama_hosts[0], config.request_timeout)
+    return Embedder(
+        config.embed_model,
+        config.ollama_hosts,
+        config.request_timeout,
+        limit=config.ollama_parallel,
+        warn=warn,
+    )
+
+
+def _log(message: str) -> None:
+    logging.getLogger(__name__).warning("%s", message)
 
 
 class Embedder:
-    """Embeds through one Ollama server with one model; vectors come back as lists."""
+    """Embeds with one model through the Ollama servers ``hosts`` (one URL or several, the
+    least busy first, ``limit`` requests at a time on each); vectors come back as lists."""
 
-    def __init__(self, model: str, base_url: str, timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        model: str,
+        hosts: str | Sequence[str],
+        timeout: float = 120.0,
+        *,
+        limit: int = 1,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self.model = model
-        self.base_url = base_url
+        self.hosts = [hosts] if isinstance(hosts, str) else list(hosts)
         self.timeout = timeout
+        self.limit = limit
+        self._warn = warn or _log
+        self._clients: dict[str, Any] = {}
         self._document_prefix, self._query_prefix = prefixes(model)
 
     @property
@@ -77,8 +105,12 @@ class Embedder:
         """True when the model runs inside ponder rather than on Ollama."""
         return self.model == IN_PROCESS
 
-    @functools.cached_property
-    def _client(self) -> Any:
+    def _client(self, url: str) -> Any:
+        if url not in self._clients:  # two threads may both make one: either will do
+            self._clients[url] = self._new_client(url)
+        return self._clients[url]
+
+    def _new_client(self, url: str) -> Any:
         if self.in_process:
             from ponder.services.search.backends.local.e5 import E5Client
 
@@ -90,12 +122,24 @@ class Embedder:
 
         return OllamaEmbeddings(
             model=self.model,
-            base_url=self.base_url,
+            base_url=url,
             client_kwargs={
                 "timeout": httpx.Timeout(self.timeout, connect=10.0),
                 "verify": shared_ssl_context(),
             },
         )
+
+    def _on_a_host(self, call: Callable[[Any], R]) -> R:
+        """``call(client)`` on a host that answers; in this process for e5-small."""
+
+        def attempt(url: str) -> R:
+            with self._errors(url):
+                return call(self._client(url))
+
+        if self.in_process:
+            return attempt(self.hosts[0])
+        result, _ = on_a_host_blocking(self.hosts, self.limit, attempt, warn=self._warn)
+        return result
 
     def documents(self, passages: Sequence[tuple[str, str]]) -> list[list[float]]:
         """Vectors for (title, text) passages, in order, in one request. The title goes in
@@ -104,8 +148,7 @@ class Embedder:
         if "{title}" not in template:
             template += "{title}\n"
         texts = [template.format(title=title or "none") + text for title, text in passages]
-        with self._errors():
-            vectors = self._client.embed_documents(texts)
+        vectors = self._on_a_host(lambda client: client.embed_documents(texts))
         if len(vectors) != len(texts):
             raise ModelCallError(
                 f"the embed model '{self.model}' returned {len(vectors)} vectors for "
@@ -114,11 +157,10 @@ class Embedder:
         return [list(v) for v in vectors]
 
     def query(self, text: str) -> list[float]:
-        with self._errors():
-            return list(self._client.embed_query(self._query_prefix + text))
+        return list(self._on_a_host(lambda client: client.embed_query(self._query_prefix + text)))
 
     @contextlib.contextmanager
-    def _errors(self) -> Iterator[None]:
+    def _errors(self, url: str) -> Iterator[None]:
         one_host_for_the_ollama_client()
         import ollama
 
@@ -126,14 +168,12 @@ class Embedder:
             yield
         except ollama.ResponseError as exc:
             if exc.status_code == 404 or "not found" in str(exc.error).lower():
-                raise ModelNotFoundError(
-                    self.model, self.base_url, option="--embed-model"
-                ) from None
+                raise ModelNotFoundError(self.model, url, option="--embed-model") from None
             raise ModelCallError(
                 f"Ollama could not embed with '{self.model}': {exc.error} (HTTP {exc.status_code})"
             ) from None
         except (ConnectionError, httpx.ConnectError, httpx.ConnectTimeout):
-            raise OllamaUnavailableError(self.base_url) from None
+            raise OllamaUnavailableError(url) from None
         except (TimeoutError, httpx.TimeoutException):
             raise ModelCallError(
                 f"the embed model '{self.model}' gave no answer within {self.timeout:g}s"

@@ -4,7 +4,8 @@ Documents are cut into passages of about 1,000 characters on paragraph boundarie
 result points into its file ("chars 1200-2400", or "page 3, chars ..." for a PDF). The
 index is incremental: each file's mtime, size and hash are stored, and only new or changed
 files are read again (:mod:`.indexer`). A file that cannot be read is skipped with a
-warning, never a crash. An index lives in the cache folder's ``indexes/``, keyed by its folder;
+warning, never a crash. An index lives in the cache folder's ``indexes/`` (or a folder shared
+by replicas, :mod:`.shared`), keyed by its folder;
 :mod:`.indexes` picks the one that serves a set of roots (a sub-folder is a ``scope`` of
 its folder's index, refreshed and searched alone), and :mod:`.ranking` answers its queries.
 """
@@ -31,9 +32,15 @@ from ponder.services.search.backends.local.indexer import (
 from ponder.services.search.backends.local.ranking import Ranking, Warn
 from ponder.services.search.backends.local.results import search
 from ponder.services.search.backends.local.scope import scope_within
+from ponder.services.search.backends.local.shared import (
+    IndexReadOnlyError,
+    journal_mode,
+    open_for_reading,
+)
+from ponder.services.search.backends.local.vectors import SCHEMA as VECTORS_SCHEMA
 from ponder.services.search.backends.local.vectors import EmbedStats, VectorStore
 from ponder.services.search.base import SearchResult
-from ponder.settings.paths import ensure
+from ponder.settings.paths import IndexRole, ensure
 
 Progress = Callable[[int, int], None]
 
@@ -119,6 +126,8 @@ class LocalIndex:
 
     ``hidden``: also index hidden files and folders and symlinks that lead out of the
     folder (the operator's ``docs_hidden_and_symlinks``; :func:`.files.discover`).
+    ``role``: this machine's own index, the indexer of a shared one, or its reader, which
+    never writes it (:mod:`.shared`).
     """
 
     def __init__(
@@ -130,17 +139,19 @@ class LocalIndex:
         warn: Warn | None = None,
         scope: Iterable[str | os.PathLike[str]] | None = None,
         hidden: bool = False,
+        role: IndexRole = "own",
     ) -> None:
         if db_path is None and cache_dir is None:
             raise TypeError("LocalIndex needs the cache folder (cache_dir) or a db_path")
         self.roots = resolve_roots(paths)
         self.scope = scope_within(self.roots, resolve_roots(scope or []), not hidden)
         self.hidden = hidden
+        self.role = role
         self._warn = warn or _ignore
         self._lock = threading.Lock()
         self.db_path = db_path or self._default_path(cache_dir)
         self._conn = self._connect()
-        self.vectors = VectorStore(self._conn, self.db_path, self._warn)
+        self.vectors = VectorStore(self._conn, self.db_path, self._warn, self.readonly)
         self.ranking = Ranking(self._conn, self.vectors, self._warn, self.scope)
         self.lock = self._lock  # held by a search over several indexes (.indexes)
 
@@ -152,12 +163,20 @@ class LocalIndex:
             self._warn(f"Cannot create the cache directory ({_reason(exc)}); indexing in memory.")
             return Path(":memory:")
 
+    @property
+    def readonly(self) -> bool:
+        return self.role == "reader"
+
     def _connect(self) -> sqlite3.Connection:
+        if self.readonly:
+            return self._connect_reader()
         try:
             if str(self.db_path) != ":memory:":
                 self.db_path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.db_path, timeout=30, check_same_thread=False)
-            conn.executescript("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;" + _SCHEMA)
+            journal = journal_mode(self.role)
+            conn.executescript(f"PRAGMA journal_mode={journal}; PRAGMA synchronous=NORMAL;")
+            conn.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             # No path in the message: a served caller sees warnings (the operator's log has it).
             self._warn(f"Cannot write the document index ({_reason(exc)}); indexing in memory.")
@@ -169,6 +188,16 @@ class LocalIndex:
         )
         _upgrade(conn)
         conn.commit()
+        return conn
+
+    def _connect_reader(self) -> sqlite3.Connection:
+        """The shared index, read-only; an empty one in memory when it cannot be read."""
+        conn = open_for_reading(self.db_path, self._warn)
+        if conn is None:
+            self.db_path = Path(":memory:")
+            conn = sqlite3.connect(":memory:", check_same_thread=False)
+            conn.executescript(_SCHEMA + VECTORS_SCHEMA)
+            _upgrade(conn)
         return conn
 
     def close(self) -> None:
@@ -188,6 +217,8 @@ class LocalIndex:
         processes (default: one per core). ``stop()``, asked between files, ends it early
         (IndexStopped), keeping what was indexed.
         """
+        if self.readonly:
+            raise IndexReadOnlyError()
         started = time.perf_counter()
         with _index_lock(self.db_path), self._lock:
             indexer = Indexer(self._conn, warn or self._warn, workers, self._bounds())
@@ -198,6 +229,8 @@ class LocalIndex:
     def embed(self, embedder: Embedder, progress: Progress | None = None) -> EmbedStats:
         """Embed the passages that have no vector yet (all of them when the model changed),
         then write the search matrix. Ctrl-C keeps the batches already embedded."""
+        if self.readonly:
+            raise IndexReadOnlyError()
         with _index_lock(self.db_path), self._lock:
             stats = self.vectors.embed_pending(embedder, progress)
             with deferred_interrupt():

@@ -29,6 +29,7 @@ from ponder.services.search.backends.local.ranking import Warn
 from ponder.services.search.backends.local.results import search
 from ponder.services.search.backends.local.vectors import EmbedStats
 from ponder.services.search.base import SearchResult
+from ponder.settings.paths import IndexRole
 
 Paths = Iterable[str | os.PathLike[str]]
 
@@ -75,7 +76,8 @@ def _has_index(folder: Path, cache_dir: Path) -> bool:
 
 class FolderIndexes:
     """The indexes that hold a set of document roots, used as one: in the cache folder
-    ``cache_dir`` (``db_path``: a single index in that file, for tests and benchmarks)."""
+    ``cache_dir`` (``db_path``: a single index in that file, for tests and benchmarks),
+    as their own machine's, their shared folder's indexer or its reader (``role``)."""
 
     def __init__(
         self,
@@ -86,14 +88,18 @@ class FolderIndexes:
         hidden: bool = False,
         warn: Warn | None = None,
         db_path: Path | None = None,
+        role: IndexRole = "own",
     ) -> None:
+        self.readonly = role == "reader"
         if db_path is not None:
-            self.units = [LocalIndex(paths, db_path=db_path, warn=warn, hidden=hidden)]
+            self.units = [LocalIndex(paths, db_path=db_path, warn=warn, hidden=hidden, role=role)]
         elif cache_dir is None:
             raise TypeError("FolderIndexes needs the cache folder (cache_dir) or a db_path")
         else:
             self.units = [
-                LocalIndex([folder], cache_dir=cache_dir, scope=roots, warn=warn, hidden=hidden)
+                LocalIndex(
+                    [folder], cache_dir=cache_dir, scope=roots, warn=warn, hidden=hidden, role=role
+                )
                 for folder, roots in plan(paths, anchors, hidden, cache_dir=cache_dir)
             ]
 
@@ -197,10 +203,13 @@ def index(
     anchors: Paths = (),
     hidden: bool = False,
     stop: Stop | None = None,
+    role: IndexRole = "own",
 ) -> IndexStats:
     """Index (or refresh) the documents under ``paths``, in the cache folder ``cache_dir``;
     what ``ponder index PATH`` runs. ``stop()`` ends it between two files (IndexStopped)."""
-    indexes = FolderIndexes(paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden, warn=warn)
+    indexes = FolderIndexes(
+        paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden, warn=warn, role=role
+    )
     try:
         return indexes.index(progress, stop=stop)
     finally:
@@ -216,11 +225,14 @@ def embed(
     cache_dir: Path,
     anchors: Paths = (),
     hidden: bool = False,
+    role: IndexRole = "own",
 ) -> EmbedStats:
     """Embed the indexed passages under ``paths`` that have no vector yet (``ponder index
     --embed-model``). Raises ModelNotFoundError, OllamaUnavailableError or ModelCallError;
     the batches embedded before a failure are kept."""
-    indexes = FolderIndexes(paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden, warn=warn)
+    indexes = FolderIndexes(
+        paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden, warn=warn, role=role
+    )
     try:
         return indexes.embed(embedder, progress)
     finally:
@@ -228,10 +240,15 @@ def embed(
 
 
 def index_status(
-    paths: Paths, *, cache_dir: Path, anchors: Paths = (), hidden: bool = False
+    paths: Paths,
+    *,
+    cache_dir: Path,
+    anchors: Paths = (),
+    hidden: bool = False,
+    role: IndexRole = "own",
 ) -> IndexStatus:
     """How the indexes for ``paths`` compare with the files on disk (``ponder doctor``)."""
-    indexes = FolderIndexes(paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden)
+    indexes = FolderIndexes(paths, cache_dir=cache_dir, anchors=anchors, hidden=hidden, role=role)
     try:
         return indexes.status()
     finally:

@@ -79,11 +79,15 @@ class EmbedStats:
 class VectorStore:
     """The vectors of one index (caller holds the index's locks for every call)."""
 
-    def __init__(self, conn: sqlite3.Connection, db_path: Path, warn: Warn) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, db_path: Path, warn: Warn, readonly: bool = False
+    ) -> None:
         self.conn = conn
         self.db_path = db_path
         self._warn = warn
-        conn.executescript(SCHEMA)
+        self.readonly = readonly  # a reader of a shared index writes no matrix (.shared)
+        if not readonly:
+            conn.executescript(SCHEMA)
         self._matrix: Any = None  # numpy array (memory-mapped unless the index is in memory)
         self._ids: Any = None
         self._loaded: str | None = None  # the vectors_version of the matrix in hand
@@ -220,6 +224,8 @@ class VectorStore:
         if empty or str(self.db_path) == ":memory:":
             return self._read_table()
         matrix_file, ids_file = matrix_paths(self.db_path, f"{self._get('vectors_id')}-{version}")
+        if self.readonly and not matrix_file.exists():  # the indexer writes it, not a reader
+            return self._read_table()
         with build_lock(self.db_path):
             if not matrix_file.exists():  # written last: when it exists, so do the ids
                 try:
