@@ -1,6 +1,6 @@
 """A finished report in `ponder ui`, in a real browser (Debian's Chromium through
 Playwright): its sources are compact cards, folded; the report and each source copy with
-one click; a citation's evidence stays on a phone's screen; the model picker's health line
+one click; the Export menu closes as a menu does; a citation's evidence stays on a phone's screen; the model picker's health line
 is the health of the model it picked. The corpus is the standard library's pydoc pages.
 
 Every request a page makes stays on loopback (:class:`test_ui_browser.Page`); screenshots
@@ -72,6 +72,14 @@ def test_sources_are_folded_cards_and_the_report_and_a_source_copy_in_one_click(
     line = page.evaluate("navigator.clipboard.readText()")
     title = first.locator("strong, a").first.inner_text()
     assert line.startswith("[1] ") and title in line and "pydoc" in line  # the file's path
+    menu = page.locator("details.exports").first
+    menu.locator("summary").click()
+    assert menu.evaluate("d => d.open")
+    page.keyboard.press("Escape")
+    assert not menu.evaluate("d => d.open"), "Escape closes the Export menu"
+    menu.locator("summary").click()
+    page.locator("#report h2").first.click()
+    assert not menu.evaluate("d => d.open"), "a click elsewhere closes it"
     for width in (1280, 375):
         page.set_viewport_size({"width": width, "height": 900 if width > 400 else 812})
         tab.shot(f"report-{width}-light")

@@ -1,12 +1,14 @@
 // ponder ui: the live parts of the pages. Every page works without this script; it adds
 // the model list (ask.js), a run's live progress (run.js), copy buttons (copy.js), evidence
-// kept on screen (evidence.js), indexing progress and uploads (documents.js). Modules,
-// served from the package: the page loads nothing from outside.
+// kept on screen (evidence.js), Export menus that close as menus do (menus.js), indexing
+// progress and uploads (documents.js). Modules, served from the package: the page loads
+// nothing from outside.
 
 import { loadModels } from "./ask.js";
 import { wireCopying } from "./copy.js";
 import { wireDocuments } from "./documents.js";
 import { wireEvidence } from "./evidence.js";
+import { wireMenus } from "./menus.js";
 import { RunView } from "./run.js";
 
 // A form that removes something for good (a run, an upload) asks first: data-confirm.
@@ -22,6 +24,7 @@ document.addEventListener("DOMContentLoaded", () => {
   loadModels();
   wireCopying();
   wireEvidence();
+  wireMenus();
   wireDocuments();
   const run = document.querySelector(".run[data-run]");
   if (run) new RunView(run).connect();
