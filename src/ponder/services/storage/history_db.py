@@ -34,6 +34,10 @@ _MIGRATIONS = (
     "ALTER TABLE runs ADD COLUMN pid INTEGER",
     "ALTER TABLE runs ADD COLUMN host TEXT",
     _TURNS.format(turns="turns", real="REAL"),
+    # Claims (see runs.py): who holds a running run, until when, and in which process space.
+    "ALTER TABLE runs ADD COLUMN claim TEXT",
+    "ALTER TABLE runs ADD COLUMN lease REAL",
+    "ALTER TABLE runs ADD COLUMN pidspace TEXT",
 )
 _POSTGRES_SCHEMA = (
     """
@@ -44,8 +48,18 @@ CREATE TABLE IF NOT EXISTS ponder_runs (
 )
 """,
     _TURNS.format(turns="ponder_turns", real="DOUBLE PRECISION"),
+    "ALTER TABLE ponder_runs ADD COLUMN IF NOT EXISTS claim TEXT",
+    "ALTER TABLE ponder_runs ADD COLUMN IF NOT EXISTS lease DOUBLE PRECISION",
+    "ALTER TABLE ponder_runs ADD COLUMN IF NOT EXISTS pidspace TEXT",
 )
 COLUMNS = "thread_id, topic, config, status, created, updated, output, message, pid, host"
+CLAIM_COLUMNS = "claim, lease, pidspace"
+# The database's clock, in seconds since the epoch: leases are set and judged by it, so the
+# machines sharing a database need not agree on the time.
+_NOW = {
+    "sqlite": "((julianday('now') - 2440587.5) * 86400.0)",
+    "postgres": "EXTRACT(EPOCH FROM clock_timestamp())::float8",
+}
 
 
 class Database:
@@ -55,17 +69,24 @@ class Database:
         self.machine = machine
         self.url = machine.database_url
         prefix = "ponder_" if self.url else ""
-        self.tables = {"{runs}": f"{prefix}runs", "{turns}": f"{prefix}turns"}
+        self.names = {
+            "{runs}": f"{prefix}runs",
+            "{turns}": f"{prefix}turns",
+            "{now}": _NOW["postgres" if self.url else "sqlite"],
+        }
         self.conn: Any = self._postgres() if self.url else self._sqlite()
 
     def _sqlite(self) -> sqlite3.Connection:
         conn = sqlite3.connect(ensure(data_folder(self.machine)) / "runs.sqlite", timeout=10)
-        conn.execute(_SCHEMA)
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        for number, statement in enumerate(_MIGRATIONS[version:], start=version + 1):
-            conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number}")
-        conn.commit()
+        if _version(conn) < len(_MIGRATIONS):
+            # One process migrates at a time: the others wait, then find it done.
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(_SCHEMA)
+            version = _version(conn)
+            for number, statement in enumerate(_MIGRATIONS[version:], start=version + 1):
+                conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number}")
+            conn.commit()
         return conn
 
     def _postgres(self) -> Any:
@@ -83,9 +104,13 @@ class Database:
         return conn
 
     def execute(self, query: str, params: tuple[Any, ...] = ()) -> Any:
-        for name, table in self.tables.items():
-            query = query.replace(name, table)
+        for name, replacement in self.names.items():
+            query = query.replace(name, replacement)
         return self.conn.execute(query.replace("?", "%s") if self.url else query, params)
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
 def errors() -> tuple[type[Exception], ...]:
