@@ -4,7 +4,6 @@ records nothing over the new holder)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -23,15 +22,23 @@ async def test_a_running_run_renews_its_claim_and_stops_when_taken_over(
     rig: Rig, scripted: ScriptedBackend, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PONDER_RUN_LEASE_SECONDS", str(LEASE))
-    scripted.delay = 0.5  # each model call: the run lasts longer than its first lease
-    events = stream("How do tides work?", **over_corpus(rig, corpus, mode="loop", max_loops=3))
+    scripted.delay = 0.2
+    # Never sufficient: the run goes on for many rounds, until it is taken over.
+    scripted.overrides["Reflection"] = {
+        "is_sufficient": False,
+        "knowledge_gap": "more",
+        "follow_up_queries": ["moon orbit"],
+        "scope": "focused",
+        "subtopics": [],
+    }
+    settings = over_corpus(rig, corpus, mode="loop", max_loops=10)
+    events = stream("How do tides work?", **settings)
     await anext(events)
     [record] = history().recent()
     thread = record.thread_id
-    # Outlive the lease it started with: only its renewals keep it.
-    started = time.monotonic()
-    while time.monotonic() - started < LEASE * 1.25:
-        await anext(events)
+    (first_lease,) = run_history_sql("SELECT lease FROM {runs}")
+    while run_history_sql("SELECT lease FROM {runs}")[0] == first_lease:
+        await anext(events)  # until the run renewed its claim, on its own
     with pytest.raises(RunBusyError, match="running on"):
         machine("laptop").start(thread, "How do tides work?", {})
     machine("laptop").start(thread, "How do tides work?", {}, force=True)

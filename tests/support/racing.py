@@ -46,10 +46,12 @@ def race(claimants: list[Callable[[], T]]) -> tuple[list[T], list[RunBusyError]]
     return won, lost
 
 
-def run_history_sql(query: str, params: tuple[Any, ...] = ()) -> None:
-    """Change the test's run history behind ponder's back (``{runs}``, ``{now}``: as in
-    ponder's queries), e.g. to let a lease run out without waiting for it."""
+def run_history_sql(query: str, params: tuple[Any, ...] = ()) -> Any:
+    """Read or change the test's run history behind ponder's back (``{runs}``, ``{now}``:
+    as in ponder's queries), e.g. to let a lease run out without waiting for it; the first
+    row a query returns."""
     database = Database(read_environment().machine)
     with closing(database.conn):
-        database.execute(query, params)
+        row = database.execute(query, params).fetchone()
         database.conn.commit()
+        return row

@@ -19,7 +19,7 @@ import secrets
 import socket
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
 from ponder.core.errors import RunBusyError, RunTakenOverError, StorageError
@@ -120,10 +120,8 @@ class Held:
     async def confirm(self) -> None:
         """Renew now and stop if taken over: after the event loop was held (a question
         asked in the terminal), its lease may have run out and the run been claimed."""
-        try:
+        with suppress(StorageError):  # the database is away for now: as in the background
             self.lost = self.lost or not await asyncio.to_thread(self.renew)
-        except StorageError:
-            pass  # the database is away for now: as in the background, try again later
         self.check()
 
 
