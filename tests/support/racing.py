@@ -52,6 +52,7 @@ def run_history_sql(query: str, params: tuple[Any, ...] = ()) -> Any:
     row a query returns."""
     database = Database(read_environment().machine)
     with closing(database.conn):
-        row = database.execute(query, params).fetchone()
+        cursor = database.execute(query, params)
+        row = cursor.fetchone() if cursor.description else None
         database.conn.commit()
         return row

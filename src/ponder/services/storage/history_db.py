@@ -52,6 +52,13 @@ CREATE TABLE IF NOT EXISTS ponder_runs (
     "ALTER TABLE ponder_runs ADD COLUMN IF NOT EXISTS lease DOUBLE PRECISION",
     "ALTER TABLE ponder_runs ADD COLUMN IF NOT EXISTS pidspace TEXT",
 )
+# Whether the tables are there as _POSTGRES_SCHEMA makes them (its last column added).
+_POSTGRES_CURRENT = (
+    "SELECT to_regclass('ponder_turns') IS NOT NULL AND EXISTS (SELECT 1 FROM"
+    " information_schema.columns WHERE table_schema = current_schema()"
+    " AND table_name = 'ponder_runs' AND column_name = 'pidspace')"
+)
+_SCHEMA_LOCK = 0x706F6E646572  # "ponder": the advisory lock its schema changes take
 COLUMNS = "thread_id, topic, config, status, created, updated, output, message, pid, host"
 CLAIM_COLUMNS = "claim, lease, pidspace"
 # The database's clock, in seconds since the epoch: leases are set and judged by it, so the
@@ -98,8 +105,13 @@ class Database:
             raise postgres_missing() from None
 
         conn = psycopg.connect(str(self.url), connect_timeout=10)
-        for statement in _POSTGRES_SCHEMA:
-            conn.execute(statement)
+        current = conn.execute(_POSTGRES_CURRENT).fetchone()
+        if not (current and current[0]):
+            # One machine creates or updates the tables at a time: two CREATE TABLE IF NOT
+            # EXISTS at once fail in PostgreSQL, and the others then find it done.
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            for statement in _POSTGRES_SCHEMA:
+                conn.execute(statement)
         conn.commit()
         return conn
 
