@@ -9,9 +9,10 @@ import psycopg
 import pytest
 from support import over_corpus
 from support.edges import history
+from support.racing import machine, race, run_history_sql
 
 from ponder import aresearch, aresume
-from ponder.core.errors import InvalidInputError, StorageError
+from ponder.core.errors import RunBusyError, StorageError
 from ponder.interfaces.cli import main
 from ponder.testing import Rig
 
@@ -45,12 +46,13 @@ async def test_a_run_another_machine_holds_needs_force(
     shared: str, rig: Rig, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     report = await aresearch("How do tides work?", **over_corpus(rig, corpus, max_loops=1))
-    with psycopg.connect(shared) as conn:
+    with psycopg.connect(shared) as conn:  # as if gpu-box had claimed it a moment ago
         conn.execute(
-            "UPDATE ponder_runs SET status = 'running', host = 'gpu-box' WHERE thread_id = %s",
+            "UPDATE ponder_runs SET status = 'running', host = 'gpu-box', pidspace = 'its own',"
+            " lease = EXTRACT(EPOCH FROM now()) + 60 WHERE thread_id = %s",
             (report.thread_id,),
         )
-    with pytest.raises(InvalidInputError, match=r"running on gpu-box.*--force"):
+    with pytest.raises(RunBusyError, match=r"running on gpu-box.*runs out in \d+ s.*--force"):
         await aresume(report.thread_id)
     again = await aresume(report.thread_id, force=True)
     assert again.markdown == report.markdown  # finished already: read back, not redone
@@ -79,7 +81,38 @@ async def test_a_follow_up_is_a_turn_every_machine_reads_back(
     with psycopg.connect(shared) as conn:
         conn.execute("DROP TABLE ponder_turns")
     assert [t.question for t in history().turns(first.thread_id)] == ["How do tides work?"]
-    assert history().follow_up(first.thread_id, "And in lakes?", {}) == 2
+    assert history().follow_up(first.thread_id, "And in lakes?", {})[0] == 2
+
+
+def test_of_machines_resuming_one_run_at_once_exactly_one_runs_it(shared: str) -> None:
+    history().start("t", "How do tides work?", {})
+    history().finish("t", "interrupted")
+    for _ in range(5):
+        claimants = [machine(f"box-{n}") for n in range(8)]
+        won, lost = race([lambda h=h: h.start("t", "How do tides work?", {}) for h in claimants])
+        assert len(won) == 1 and len(lost) == 7
+        record = history().get("t")
+        assert record is not None and record.status == "running"
+        assert all(f"running on {record.host} (since" in str(refused) for refused in lost)
+        assert history().finish("t", "interrupted", claim=won[0])
+    history().finish("t", "done")
+    won, lost = race([lambda h=h: h.follow_up("t", "And lakes?", {}) for h in claimants[:4]])
+    assert [turn for turn, _claim in won] == [2] and len(lost) == 3
+    assert len(history().turns("t")) == 2
+
+
+def test_a_dead_machines_run_is_taken_over_once_its_lease_ran_out(shared: str) -> None:
+    dead = machine("gpu-box")
+    claim = dead.start("t", "How do tides work?", {})
+    with pytest.raises(RunBusyError, match="running on gpu-box"):
+        machine("laptop").start("t", "How do tides work?", {})  # alive: it holds its lease
+    run_history_sql("UPDATE {runs} SET lease = {now} - 1")
+    assert machine("laptop").get("t").status == "interrupted"  # type: ignore[union-attr]
+    machine("laptop").start("t", "How do tides work?", {})
+    assert dead.renew("t", claim) is False
+    assert dead.finish("t", "failed", claim=claim) is False
+    record = history().get("t")
+    assert record is not None and (record.status, record.host) == ("running", "laptop")
 
 
 @pytest.mark.parametrize(

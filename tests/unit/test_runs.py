@@ -55,7 +55,7 @@ def test_unwritable_history_is_a_storage_error_and_finish_never_raises(
 def test_a_run_keeps_its_first_question_and_records_each_turn(isolated: Path) -> None:
     history().start("t", "How do tides work?", {})
     history().finish("t", "done", checkpoint_id="c1")
-    assert history().follow_up("t", "What do pilots read?", {"max_loops": 1}) == 2
+    assert history().follow_up("t", "What do pilots read?", {"max_loops": 1})[0] == 2
     record = history().get("t")
     assert record is not None and record.status == "running"
     assert record.topic == "How do tides work?", "a follow-up does not retitle the run"
@@ -89,7 +89,7 @@ def test_history_from_before_turns_is_one_turn_per_run_and_takes_follow_ups(
     [only] = history().turns("old")
     assert (only.number, only.question, only.checkpoint_id) == (1, "Why two tides?", None)
     assert history().get("old").turns == 1  # type: ignore[union-attr]
-    assert history().follow_up("old", "And in lakes?", {}) == 2
+    assert history().follow_up("old", "And in lakes?", {})[0] == 2
     history().settle("old", 1, "before")
     turns = history().turns("old")
     assert [(t.question, t.started, t.ended, t.checkpoint_id) for t in turns[:1]] == [

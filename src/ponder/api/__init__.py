@@ -98,8 +98,9 @@ async def stream(
             f"A run with id '{thread_id}' already exists — continue it with "
             f"resume('{thread_id}') (`ponder resume {thread_id}`) or choose a new thread_id."
         )
-    runs.start(thread, clean, settings.model_dump())
-    async for item in drive(thread, clean, settings, environment, {"topic": clean}, ask):
+    claim = runs.start(thread, clean, settings.model_dump())
+    first = {"topic": clean}
+    async for item in drive(thread, clean, settings, environment, first, ask, claim=claim):
         yield item
 
 
@@ -115,9 +116,10 @@ def resume(
     """Finish an interrupted or paused run (blocking).
 
     Keyword config overrides the run's saved settings from here on, e.g.
-    ``resume(id, ollama_base_url="http://gpu-box:11434")`` when Ollama moved. ``force``
-    continues a run that a shared database says another machine is running (that machine
-    stopped without saying so). ``server`` follows a run on a LangGraph Server instead.
+    ``resume(id, ollama_base_url="http://gpu-box:11434")`` when Ollama moved. A run another
+    process holds is refused (:class:`~ponder.core.errors.RunBusyError`) until
+    its claim runs out; ``force`` takes it at once (that process stops at its next step).
+    ``server`` follows a run on a LangGraph Server instead.
     """
     return _run_sync(aresume(thread_id, answer, ask=ask, force=force, server=server, **config))
 
@@ -177,24 +179,16 @@ async def stream_resume(
     record = runs.get(thread_id)
     if record is None:
         raise RunNotFoundError(thread_id)
-    if record.status == "running" and record.elsewhere and not force:
-        raise InvalidInputError(
-            f"Run '{thread_id}' is running on {record.host}, as far as the shared database "
-            "knows — wait for it, or if that machine stopped, continue here with "
-            f"`ponder resume {thread_id} --force` (force=True)."
-        )
-    if record.status == "running" and not record.elsewhere:
-        raise InvalidInputError(
-            f"Run '{thread_id}' is still running in another process — wait for it to finish, "
-            "or stop it (Ctrl-C) and then resume."
-        )
     settings = _continued(record.config, config, anew)
-    runs.start(thread_id, record.topic, settings.model_dump())
+    # The claim, not the record read above, decides: of two processes resuming at once,
+    # here or on machines sharing a database, one runs it and the other is told who does.
+    claim = runs.start(thread_id, record.topic, settings.model_dump(), force=force)
     kept = runs.turns(thread_id)
     question = kept[-1].question  # the turn that goes on: the latest
     before = kept[-2].checkpoint_id if len(kept) > 1 else None  # its cost starts there
     first: Any = Command(resume=answer) if answer is not None else None
-    async for item in drive(thread_id, question, settings, environment, first, ask, after=before):
+    going = drive(thread_id, question, settings, environment, first, ask, claim=claim, after=before)
+    async for item in going:
         yield item
 
 
@@ -221,9 +215,11 @@ async def stream_followup(
             f"(`ponder resume {thread_id}`) before asking a follow-up."
         )
     settings = _continued(record.config, config, anew)
-    turn = runs.follow_up(thread_id, clean, settings.model_dump())
+    turn, claim = runs.follow_up(thread_id, clean, settings.model_dump())
     first = {"messages": [HumanMessage(clean)]}
-    events = drive(thread_id, clean, settings, environment, first, ask, follows=turn - 1)
+    events = drive(
+        thread_id, clean, settings, environment, first, ask, claim=claim, follows=turn - 1
+    )
     async for item in events:
         yield item
 

@@ -4,6 +4,7 @@ clarifying question (answered by ``ask`` or raised), and recorded in the run his
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -53,18 +54,22 @@ async def drive(
     first: Any,
     ask: Ask | None,
     *,
+    claim: str,
     follows: int = 0,
     after: str | None = None,
 ) -> AsyncIterator[ProgressEvent | Report]:
-    """Run the thread's current turn (``topic``: its question) to its report. ``follows``:
-    the turn a follow-up comes after, whose checkpoint is recorded here if it was not (a
-    run from before turns were kept); ``after``: for a turn resumed, the checkpoint the
-    turn before it finished in (its cost is the earlier turns', not this turn's)."""
+    """Run the thread's current turn (``topic``: its question) to its report, holding the
+    run's ``claim`` (renewed as it goes; the run stops if another process takes it over).
+    ``follows``: the turn a follow-up comes after, whose checkpoint is recorded here if it
+    was not (a run from before turns were kept); ``after``: for a turn resumed, the
+    checkpoint the turn before it finished in (its cost is the earlier turns', not this
+    turn's)."""
     from langchain_core.runnables import RunnableConfig
     from langgraph.types import Command
 
     from ponder.graphs.main import graph_builder
     from ponder.services.storage.checkpoints import open_checkpointer
+    from ponder.services.storage.claims import holding
     from ponder.services.storage.runs import RunHistory
     from ponder.settings.run_settings import RunContext
 
@@ -81,8 +86,13 @@ async def drive(
     status = "failed"
     message: str | None = None
     checkpoint: str | None = None
+    renew = functools.partial(runs.renew, thread_id, claim)
+    every = environment.machine.run_lease_seconds / 4
     try:
-        async with open_checkpointer(environment.machine) as saver:
+        async with (
+            holding(thread_id, renew, every) as held,
+            open_checkpointer(environment.machine) as saver,
+        ):
             graph = graph_builder().compile(checkpointer=saver)
             snapshot = await graph.aget_state(config)
             earlier = snapshot.values.get("stats") if follows else None  # the earlier turns' cost
@@ -108,6 +118,7 @@ async def drive(
                     subgraphs=True,
                     durability="sync",
                 ):
+                    held.check()  # between steps: taken over, this process stops here
                     if mode == "custom" and isinstance(chunk, dict):
                         yield ProgressEvent.from_custom(tuple(ns), chunk)
                 snapshot = await graph.aget_state(config, subgraphs=True)
@@ -121,7 +132,9 @@ async def drive(
                 answer = ask(question)
                 if asyncio.iscoroutine(answer) or isinstance(answer, Awaitable):
                     answer = await answer
+                await held.confirm()  # a terminal's question holds the loop, and the lease
                 pending = Command(resume=str(answer))
+            held.check()
             values = {**snapshot.values, "stats": since(snapshot.values.get("stats"), earlier)}
         report = Report.from_state(topic, thread_id, values, time.perf_counter() - started)
         status, checkpoint = "done", checkpoint_of(snapshot)
@@ -133,7 +146,7 @@ async def drive(
         message = message or str(exc)
         raise
     finally:
-        runs.finish(thread_id, status, message=message, checkpoint_id=checkpoint)  # type: ignore[arg-type]
+        runs.finish(thread_id, status, claim=claim, message=message, checkpoint_id=checkpoint)  # type: ignore[arg-type]
 
 
 def checkpoint_of(snapshot: Any) -> str | None:

@@ -161,6 +161,20 @@ class RunNotFoundError(PonderError):
         super().__init__(f"No run with id '{thread_id}' — list runs with `ponder runs`.")
 
 
+class RunBusyError(InvalidInputError):
+    """Another process holds the run: it claimed it first. The message says where, since
+    when, and what to do."""
+
+    def __init__(self, thread_id: str, message: str) -> None:
+        self.thread_id = thread_id
+        super().__init__(message)
+
+
+class RunTakenOverError(RunBusyError):
+    """Another process claimed the run this one was running (forced, or this one could not
+    renew its claim in time): this one stops."""
+
+
 class StorageError(PonderError):
     """A data, cache or checkpoint file cannot be written."""
 

@@ -50,8 +50,20 @@ class Machine(BaseModel):
     )
     host_id: str | None = Field(
         None,
-        description="This machine's name in the run history. Unset: the host name (set it in "
-        "containers, which get a new one at every start).",
+        description="This machine's name in the run history, as `ponder runs` and a refused "
+        "resume show it. Unset: the host name. Only a name: which process holds a run is "
+        "decided by its claim, not by this.",
+    )
+    # A running run renews its claim every quarter of this, so a process whose event loop
+    # is held for a while (a large index read, a slow database) keeps its run; a machine
+    # that died frees its runs for another this long after its last renewal.
+    run_lease_seconds: int = Field(
+        60,
+        ge=2,
+        le=3600,
+        description="How long a run's claim in the run history lasts unless its process "
+        "renews it (every quarter of this). A run whose machine died may be resumed "
+        "elsewhere this long after it was last renewed.",
     )
     server: Annotated[
         str | None,

@@ -106,7 +106,8 @@ def build_parser() -> Parser:
     resume.add_argument(
         "--force",
         action="store_true",
-        help="continue a run the shared database says another machine is running",
+        help="take over a run another process holds now, without waiting for its claim to "
+        "run out (it stops at its next step)",
     )
     _add_output_options(resume)
     return parser

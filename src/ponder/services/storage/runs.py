@@ -9,6 +9,9 @@ none: it is one turn, its topic.
 It lives beside the checkpoints: in SQLite in the data folder, or in PostgreSQL when
 ``PONDER_DATABASE_URL`` is set (then every machine using that database sees every run).
 Where, and this machine's name in it, are the machine's settings an edge passes in.
+
+A process runs a run only while it holds the run's claim (see ``claims``): starting,
+resuming and following up take it in one statement, and the process renews it as it goes.
 """
 
 from __future__ import annotations
@@ -22,9 +25,16 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ponder.core.errors import StorageError
+from ponder.core.errors import PonderError, RunNotFoundError, StorageError
 from ponder.core.redact import redact, redact_value
-from ponder.services.storage.history_db import COLUMNS, Database, errors, storage_error
+from ponder.services.storage.claims import CLAIMABLE, alive, busy, new_claim, pid_space
+from ponder.services.storage.history_db import (
+    CLAIM_COLUMNS,
+    COLUMNS,
+    Database,
+    errors,
+    storage_error,
+)
 from ponder.settings.machine import Machine
 
 Status = Literal["running", "waiting", "done", "interrupted", "failed"]
@@ -79,6 +89,7 @@ class RunHistory:
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
         self.host = this_host(machine)
+        self.pid_space = pid_space()
 
     @contextmanager
     def _database(self) -> Iterator[Database]:
@@ -88,62 +99,131 @@ class RunHistory:
             with closing(database.conn):
                 yield database
                 database.conn.commit()
+        except PonderError:
+            raise  # a refusal (a ValueError too), said as it is
         except errors() as exc:
             raise storage_error(self.machine.database_url, exc) from None
 
-    def start(self, thread_id: str, topic: str, config: dict[str, Any]) -> None:
-        """Record a new run (its first turn) as running, or a recorded one as running again
-        (resumed: its topic and turns are kept). A history that cannot be written stops
-        the run clearly."""
-        now = time.time()
+    def start(
+        self, thread_id: str, topic: str, config: dict[str, Any], *, force: bool = False
+    ) -> str:
+        """Claim a run for this process, recording it as running: a new one (its first
+        turn), or a recorded one again (resumed: its topic and turns are kept). The claim's
+        token, which renews and finishes it. Raises RunBusyError when another process holds
+        it (``force``: take it anyway); a history that cannot be written stops the run."""
+        now, claim = time.time(), new_claim()
         with self._database() as db:
-            db.execute(
-                f"INSERT INTO {{runs}} ({COLUMNS}) VALUES (?, ?, ?, 'running', ?, ?, NULL, NULL,"
-                " ?, ?) ON CONFLICT(thread_id) DO UPDATE SET status='running',"
-                " config=excluded.config, updated=excluded.updated, pid=excluded.pid,"
-                " host=excluded.host",
-                (thread_id, topic, _stored(config), now, now, os.getpid(), self.host),
-            )
+            won = db.execute(
+                f"INSERT INTO {{runs}} ({COLUMNS}, {CLAIM_COLUMNS}) VALUES (?, ?, ?, 'running',"
+                " ?, ?, NULL, NULL, ?, ?, ?, {now} + ?, ?) ON CONFLICT(thread_id) DO UPDATE SET"
+                " status='running', config=excluded.config, updated=excluded.updated,"
+                " pid=excluded.pid, host=excluded.host, claim=excluded.claim,"
+                f" lease=excluded.lease, pidspace=excluded.pidspace WHERE {CLAIMABLE}"
+                " RETURNING thread_id",
+                (thread_id, topic, _stored(config), now, now, *self._holder(claim),
+                 self._dead_claim(db, thread_id), force),
+            ).fetchone()  # fmt: skip
+            if won is None:
+                raise self._busy(db, thread_id)
             _first_turn(db, thread_id)
+        return claim
 
-    def follow_up(self, thread_id: str, question: str, config: dict[str, Any]) -> int:
-        """Record a follow-up question on a recorded run, as its next turn, running;
-        its number."""
-        now = time.time()
+    def follow_up(self, thread_id: str, question: str, config: dict[str, Any]) -> tuple[int, str]:
+        """Claim a recorded run for a follow-up question, recorded as its next turn,
+        running: its number, and the claim's token (as :meth:`start`)."""
+        now, claim = time.time(), new_claim()
         with self._database() as db:
             _first_turn(db, thread_id)  # a run from before turns were kept: its topic
-            db.execute(
-                "UPDATE {runs} SET status='running', config=?, updated=?, pid=?, host=?"
-                " WHERE thread_id=?",
-                (_stored(config), now, os.getpid(), self.host, thread_id),
-            )
+            won = db.execute(
+                "UPDATE {runs} SET status='running', config=?, updated=?, pid=?, host=?,"
+                f" claim=?, lease={{now}} + ?, pidspace=? WHERE thread_id=? AND {CLAIMABLE}"
+                " RETURNING thread_id",
+                (_stored(config), now, *self._holder(claim), thread_id,
+                 self._dead_claim(db, thread_id), False),
+            ).fetchone()  # fmt: skip
+            if won is None:
+                raise self._busy(db, thread_id)  # and the turn above is not kept
             db.execute(
                 "INSERT INTO {turns} (thread_id, turn, question, started)"
                 " SELECT ?, COALESCE(MAX(turn), 0) + 1, ?, ? FROM {turns} WHERE thread_id=?",
                 (thread_id, question, now, thread_id),
             )
             row = db.execute("SELECT MAX(turn) FROM {turns} WHERE thread_id=?", (thread_id,))
-            return int(row.fetchone()[0])
+            return int(row.fetchone()[0]), claim
+
+    def renew(self, thread_id: str, claim: str) -> bool:
+        """Extend this process's claim on a running run; False when it no longer holds it
+        (taken over). Raises StorageError when the history cannot be reached."""
+        with self._database() as db:
+            renewed = db.execute(
+                "UPDATE {runs} SET lease={now} + ? WHERE thread_id=? AND claim=?"
+                " AND status='running'",
+                (self.machine.run_lease_seconds, thread_id, claim),
+            )
+            return bool(renewed.rowcount)
+
+    def _holder(self, claim: str) -> tuple[Any, ...]:
+        """The pid, host, claim, lease length and process space a claim records."""
+        lease = self.machine.run_lease_seconds
+        return os.getpid(), self.host, claim, lease, self.pid_space
+
+    def _dead_claim(self, db: Database, thread_id: str) -> str | None:
+        """The claim of a run whose process is seen dead here (the fast path: no waiting
+        for its lease); None when there is none. The claim statement compares it, so a run
+        claimed meanwhile is not taken."""
+        row = db.execute(
+            "SELECT status, pid, claim, pidspace, host FROM {runs} WHERE thread_id=?",
+            (thread_id,),
+        ).fetchone()
+        if row is None or row[0] != "running" or self._alive_here(*row[1:]) is not False:
+            return None
+        return str(row[2] or "")
+
+    def _alive_here(
+        self, pid: int | None, claim: str | None, space: str | None, host: str | None
+    ) -> bool | None:
+        """Whether a run's process is alive, when this process can see it (its process
+        space, or for a run recorded before claims, its host); None when it cannot."""
+        if space == self.pid_space or (claim is None and host == self.host):
+            return alive(pid)
+        return None
+
+    def _busy(self, db: Database, thread_id: str) -> PonderError:
+        """Why a claim was refused: who holds the run, since when."""
+        row = db.execute(
+            "SELECT host, updated, pid, pidspace, lease - {now} FROM {runs} WHERE thread_id=?",
+            (thread_id,),
+        ).fetchone()
+        if row is None:  # deleted meanwhile
+            return RunNotFoundError(thread_id)
+        host, since, pid, space, left = row
+        here = space == self.pid_space
+        return busy(thread_id, host, since, pid, here=here, lease_left=left)
 
     def finish(
         self,
         thread_id: str,
         status: Status,
         *,
+        claim: str | None = None,
         output: str | None = None,
         message: str | None = None,
         checkpoint_id: str | None = None,
     ) -> bool:
         """Record how a run (its latest turn) ended, and the checkpoint a finished turn
-        ended in. Never raises: it runs while another error may be in flight."""
+        ended in, releasing its claim. With ``claim``, only while that claim holds it
+        (a process that was taken over records nothing). Never raises: it runs while
+        another error may be in flight."""
         now = time.time()
         try:
             with self._database() as db:
-                db.execute(
-                    "UPDATE {runs} SET status=?, updated=?, output=COALESCE(?, output), message=? "
-                    "WHERE thread_id=?",
-                    (status, now, output, message and redact(message), thread_id),
+                ended = db.execute(
+                    "UPDATE {runs} SET status=?, updated=?, output=COALESCE(?, output), message=?,"
+                    " lease=NULL WHERE thread_id=? AND (CAST(? AS TEXT) IS NULL OR claim=?)",
+                    (status, now, output, message and redact(message), thread_id, claim, claim),
                 )
+                if not ended.rowcount:
+                    return False
                 db.execute(
                     "UPDATE {turns} SET ended=?, checkpoint_id=COALESCE(?, checkpoint_id)"
                     " WHERE thread_id=? AND turn=(SELECT MAX(turn) FROM {turns} WHERE thread_id=?)",
@@ -170,12 +250,12 @@ class RunHistory:
             )
 
     def get(self, thread_id: str) -> RunRecord | None:
-        rows = self._select(f"SELECT {COLUMNS} FROM {{runs}} WHERE thread_id=?", (thread_id,))
+        rows = self._select(f"{_SELECT} WHERE thread_id=?", (thread_id,))
         asked = self._select(_QUESTIONS + " WHERE thread_id=? ORDER BY turn", (thread_id,))
         return self._record(rows[0], asked) if rows else None
 
     def recent(self, limit: int = 20) -> list[RunRecord]:
-        query = f"SELECT {COLUMNS} FROM {{runs}} ORDER BY updated DESC LIMIT ?"
+        query = f"{_SELECT} ORDER BY updated DESC LIMIT ?"
         latest = "SELECT thread_id FROM {runs} ORDER BY updated DESC LIMIT ?"
         asked = self._select(f"{_QUESTIONS} WHERE thread_id IN ({latest}) ORDER BY turn", (limit,))
         return [self._record(r, asked) for r in self._select(query, (limit,))]
@@ -203,17 +283,23 @@ class RunHistory:
             return list(db.execute(query, params).fetchall())
 
     def _record(self, row: tuple[Any, ...], asked: list[tuple[Any, ...]]) -> RunRecord:
-        thread_id, topic, config, status, created, updated, output, message, pid, host = row
+        thread_id, topic, config, status, created, updated, output, message, pid, host = row[:10]
+        claim, lease, space, now = row[10:]
         elsewhere = host is not None and host != self.host
         record = RunRecord(
             thread_id, topic, json.loads(config), status, created, updated, output, message,
             host, elsewhere, [str(q) for thread, q in asked if thread == thread_id],
         )  # fmt: skip
-        if record.status == "running" and not record.elsewhere and not _alive(pid):
-            record.status = "interrupted"  # its process died (SIGKILL, power loss) mid-run
+        if record.status == "running":
+            seen = self._alive_here(pid, claim, space, host)
+            # Dead: its process is gone (SIGKILL, power loss), as seen here, or its claim ran
+            # out unrenewed (its machine stopped). A run from before claims has no lease.
+            if seen is False or (lease is not None and lease < now):
+                record.status = "interrupted"
         return record
 
 
+_SELECT = f"SELECT {COLUMNS}, {CLAIM_COLUMNS}, {{now}} FROM {{runs}}"
 _QUESTIONS = "SELECT thread_id, question FROM {turns}"
 
 
@@ -232,15 +318,3 @@ def _first_turn(db: Database, thread_id: str) -> None:
         " ON CONFLICT (thread_id, turn) DO NOTHING",
         (thread_id,),
     )
-
-
-def _alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    return True
