@@ -231,6 +231,8 @@ def _status(thread: str, newest_run: str | None) -> str:
     """A server run's status, as `ponder runs` names it, from the thread's status and its
     newest run's: every engine keeps runs, not every one a thread's values (Aegra's threads
     carry none)."""
+    if newest_run in ("pending", "running"):
+        return "running"  # the thread's status may lag behind its run's
     if thread == "idle" and newest_run != "success":
         # never started, stopped, or timed out: `resume` carries it on (a failed run: failed)
         return "failed" if newest_run == "error" else "interrupted"
