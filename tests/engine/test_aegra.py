@@ -1,6 +1,7 @@
 """ponder on Aegra: two replicas on one PostgreSQL and one Redis serve the repository's own
 langgraph.json, with ponder's auth module and no adapter, and behave as one server through
-langgraph-sdk: a run created on one is followed and read on the other, a question asked
+langgraph-sdk: a run created on one is followed and read on the other, a stream dropped on
+one resumes on the other with no gap or duplicate, a question asked
 through one is answered through the other, a replica killed mid-run leaves its run to the
 other, and every refusal of a caller holds, the run limit across both replicas.
 
@@ -243,6 +244,33 @@ async def test_ponder_runs_lists_a_finished_run_on_aegra_as_done(engine: Engine)
     assert listed[str(thread_id)] == "done", [
         (r["status"], r["created_at"], r["input"]) for r in runs
     ]
+
+
+async def test_a_stream_dropped_on_one_replica_resumes_on_the_other_with_no_gap(
+    engine: Engine,
+) -> None:
+    engine.script(delay=0.3)
+    a, b = engine.a.client("alice"), engine.b.client("alice")
+    thread = (await a.threads.create())["thread_id"]
+    run = await a.runs.create(thread, "ponder", input=TOPIC, context=LOOP,
+                              stream_mode=["custom"], stream_resumable=True)  # fmt: skip
+    first: list[Any] = []
+    async for part in a.runs.join_stream(thread, run["run_id"], stream_mode=["custom"]):
+        first.append(part)
+        if len(first) == 3:
+            break  # the caller's connection to A drops, mid-run
+    assert (await b.runs.get(thread, run["run_id"]))["status"] == "running"
+    rest = [part async for part in b.runs.join_stream(
+        thread, run["run_id"], stream_mode=["custom"], last_event_id=first[-1].id)]  # fmt: skip
+    whole = [part async for part in b.runs.join_stream(
+        thread, run["run_id"], stream_mode=["custom"], last_event_id="-1")]  # fmt: skip
+
+    def seen(parts: list[Any]) -> list[tuple[str, str | None, Any]]:
+        return [(p.event, p.id, p.data) for p in parts]
+
+    assert rest and rest[-1].event == "end"
+    assert seen(first + rest) == seen(whole)  # no gap, no duplicate
+    assert len({p.id for p in whole}) == len(whole) > 10
 
 
 async def test_a_replica_killed_mid_run_leaves_its_run_to_the_other(engine: Engine) -> None:
