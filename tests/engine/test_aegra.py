@@ -142,6 +142,15 @@ async def test_every_refusal_of_a_caller_holds_on_aegra(engine: Engine) -> None:
                  {"context": {"mcp_servers": [{"name": "x", "command": ["true"]}]}}):  # fmt: skip
         said = await refused(b.runs.create(thread, "ponder", input=TOPIC, **sent))
         assert "is set by the server's operator" in said
+    # The same through an assistant, made or changed to carry it.
+    said = await refused(a.assistants.create("ponder", config={"recursion_limit": 5000}))
+    assert "recursion_limit=5000" in said
+    said = await refused(b.assistants.create("ponder", context={"allow_private_urls": True}))
+    assert "allow_private_urls is set by the server's operator" in said
+    mine = await a.assistants.create("ponder", context={"max_loops": 1})
+    said = await refused(b.assistants.update(mine["assistant_id"], context={
+        "ollama_base_url": "http://127.0.0.1:9"}))  # fmt: skip
+    assert "ollama_base_url is set by the server's operator" in said
     assert (await a.threads.get_state(thread))["values"] == before
     assert len(await a.runs.list(thread)) == 1
 
