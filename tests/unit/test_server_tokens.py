@@ -17,7 +17,7 @@ async def test_a_token_two_users_share_lets_no_one_in_and_the_log_names_them(
     monkeypatch.setenv("PONDER_SERVER_TOKENS", "alice=one,bob=one,carol=two")
     for token in ("one", "two"):
         with pytest.raises(Auth.exceptions.HTTPException) as refused:
-            await authenticate(f"Bearer {token}")
+            await authenticate({b"authorization": f"Bearer {token}".encode()})
         assert refused.value.status_code == 401
         assert "operator" in str(refused.value.detail) and "alice" not in str(refused.value.detail)
     assert any(
@@ -29,4 +29,4 @@ async def test_each_user_with_a_token_of_their_own_is_who_their_token_names(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("PONDER_SERVER_TOKENS", "alice=one,bob=two")
-    assert await authenticate("Bearer two") == {"identity": "bob"}
+    assert await authenticate({"authorization": "Bearer two"}) == {"identity": "bob"}

@@ -202,20 +202,20 @@ async def remote_runs(server: str, token: str | None, limit: int = 20) -> list[A
     from ponder.services.storage.runs import RunRecord
 
     async with _talking_to(server):
-        threads = await _client(server, token).threads.search(
-            limit=limit, sort_by="updated_at", sort_order="desc"
-        )
+        client = _client(server, token)
+        threads = await client.threads.search(limit=limit, sort_by="updated_at", sort_order="desc")
+        ours = [t for t in threads if "ponder_topic" in (t.get("metadata") or {})]
+        # (threads of another graph on the same server are not ponder's)
+        newest = [await client.runs.list(str(t["thread_id"]), limit=1) for t in ours]
     records = []
-    for thread in threads:
-        metadata = thread.get("metadata") or {}
-        if "ponder_topic" not in metadata:
-            continue  # a thread of another graph on the same server
+    for thread, runs in zip(ours, newest, strict=True):
+        metadata = thread["metadata"]
         records.append(
             RunRecord(
                 thread_id=str(thread["thread_id"]),
                 topic=str(metadata["ponder_topic"]),
                 config={},
-                status=_status(thread),
+                status=_status(str(thread.get("status")), runs[0]["status"] if runs else None),
                 created=_epoch(thread.get("created_at")),
                 updated=_epoch(thread.get("updated_at")),
                 output=None,
@@ -227,11 +227,16 @@ async def remote_runs(server: str, token: str | None, limit: int = 20) -> list[A
     return records
 
 
-def _status(thread: dict[str, Any]) -> str:
-    status = str(thread.get("status"))
-    if status == "idle" and not (thread.get("values") or {}).get("report"):
-        return "interrupted"  # stopped before it finished: `resume` carries it on
-    return _STATUS.get(status, status)
+def _status(thread: str, newest_run: str | None) -> str:
+    """A server run's status, as `ponder runs` names it, from the thread's status and its
+    newest run's: every engine keeps runs, not every one a thread's values (Aegra's threads
+    carry none)."""
+    if newest_run in ("pending", "running"):
+        return "running"  # the thread's status may lag behind its run's
+    if thread == "idle" and newest_run != "success":
+        # never started, stopped, or timed out: `resume` carries it on (a failed run: failed)
+        return "failed" if newest_run == "error" else "interrupted"
+    return _STATUS.get(thread, thread)
 
 
 def _epoch(stamp: Any) -> float:

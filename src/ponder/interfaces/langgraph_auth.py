@@ -1,4 +1,10 @@
-"""Who may call a LangGraph Server that serves ponder, and what each caller sees.
+"""Who may call a server that serves ponder's graph, and what each caller sees.
+
+One module for both engines that read ``langgraph.json``: LangGraph Server (and ``langgraph
+dev``) and Aegra. They call the same handlers with different shapes, and every check below
+reads both: the token from the ``headers`` (Aegra passes them as one ``str`` dict, LangGraph
+by name as ``bytes``); a run's body under ``kwargs`` (LangGraph) or flat (Aegra); a
+cancellation with an ``action`` (LangGraph) or a ``run_id`` (Aegra).
 
 LangGraph's own custom auth (``"auth"`` in ``langgraph.json``): a bearer token per user,
 from the server's environment, ``PONDER_SERVER_TOKENS`` — ``alice=TOKEN,bob=TOKEN`` or a
@@ -17,29 +23,33 @@ is for), a ``webhook``, and a ``recursion_limit`` above what a run at the operat
 ceilings needs are refused (403). The graph does not trust its counters either
 (:func:`ponder.core.state.graph_count`), so a state written some other way cannot extend a run.
 
-A caller may have at most ``caller_runs`` runs pending or running at once (429 beyond it).
-The handler counts them in the server's own store, through LangGraph's in-process client,
-as each run is created: two created in the same instant may both pass.
+A caller may have at most ``caller_runs`` runs pending or running at once (429 beyond it),
+counted by :mod:`ponder.interfaces.langgraph_limits` through the engine's own runs API.
 """
 
 from __future__ import annotations
 
 import hmac
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph_sdk import Auth
-from langgraph_sdk.schema import RunStatus
 
 from ponder.core.errors import CallerRefusedError, ConfigurationError
+from ponder.interfaces.langgraph_limits import live_runs
 from ponder.interfaces.tokens import one_user_per_token, server_tokens
 from ponder.settings.callers import operator_configuration, served_configuration
 from ponder.settings.ceilings import above_recursion_ceiling, recursion_ceiling, too_many_runs
-from ponder.settings.environment import read_environment
+from ponder.settings.environment import Environment, read_environment
 from ponder.settings.keys import Secret
 
 TOKENS_ENV: Secret = "PONDER_SERVER_TOKENS"
-LIVE: tuple[RunStatus, ...] = ("pending", "running")  # a run holding one of its caller's places
+# What a thread update may carry and still write no state: its metadata, or a cancellation
+# (LangGraph: ``action`` and the runs in ``metadata``; Aegra: the ``run_id``, or a run's new
+# ``status`` through PATCH). Aegra hands a state write's own body (``values``, ``as_node``,
+# ``checkpoint``...), so any other key is one.
+NOT_STATE = frozenset({"thread_id", "metadata", "action", "run_id", "run_ids", "status"})
 
 auth = Auth()
 log = logging.getLogger(__name__)
@@ -51,8 +61,19 @@ def _unauthorized(detail: str) -> Auth.exceptions.HTTPException:
     )
 
 
+def _authorization(headers: Mapping[Any, Any] | None) -> str:
+    """The Authorization header, from either engine's headers: ``bytes`` from LangGraph (its
+    asgi scope's), ``str`` from Aegra (Starlette's, lower-cased)."""
+    for key, value in (headers or {}).items():
+        name = key.decode("latin-1") if isinstance(key, bytes) else str(key)
+        if name.lower() == "authorization":
+            return value.decode("latin-1") if isinstance(value, bytes) else str(value)
+    return ""
+
+
 @auth.authenticate
-async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
+async def authenticate(headers: Mapping[Any, Any] | None) -> Auth.types.MinimalUserDict:
+    # LangGraph passes ``headers`` by name, Aegra the same dict as the one argument.
     # Each request is an edge: the server's environment, read as the request comes in.
     tokens = server_tokens(read_environment().secret(TOKENS_ENV) or "")
     if not tokens:
@@ -66,7 +87,7 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
         raise _unauthorized(
             "This server's tokens are set wrong (two users share one): ask its operator."
         ) from None
-    scheme, _, token = (authorization or "").strip().partition(" ")
+    scheme, _, token = _authorization(headers).strip().partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise _unauthorized(
             "Send your token as 'Authorization: Bearer TOKEN' (ponder: PONDER_SERVER_TOKEN)."
@@ -99,23 +120,23 @@ def _refused(detail: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(status_code=403, detail=detail)
 
 
-def _vet_run(kwargs: dict[str, Any]) -> None:
+def _vet_run(body: Mapping[str, Any]) -> None:
     """Refuse what a run carries besides its settings that would steer the served graph
     or send its output elsewhere (403), before anything is stored."""
     problems = []
-    command = kwargs.get("command")
+    command = body.get("command")
     steered = [k for k in ("update", "goto") if isinstance(command, dict) and command.get(k)]
     if steered:
         problems.append(
             f"a run's command may only resume a paused run ({{'resume': answer}}), not "
             f"{' or '.join(steered)}: ponder's graph keeps its own state and course"
         )
-    if kwargs.get("webhook"):
+    if body.get("webhook"):
         problems.append(
             "webhook: this server sends a run's output to no address a caller names — "
             "follow the run (wait, join or stream) instead"
         )
-    if too_deep := _too_deep(kwargs.get("config")):
+    if too_deep := _too_deep(body.get("config")):
         problems.append(too_deep)
     if problems:
         raise _refused("This server refused the run: " + "; ".join(problems) + ".")
@@ -147,12 +168,19 @@ async def create_thread(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.F
     return _owned(ctx, value)
 
 
+def _writes_state(value: Mapping[str, Any]) -> bool:
+    """Whether a thread update writes the thread's state: LangGraph asks about one with the
+    thread's id alone, Aegra with the write's own body."""
+    if set(value) - NOT_STATE:
+        return True
+    return "metadata" not in value and not value.get("action") and not value.get("run_id")
+
+
 @auth.on.threads.update
 async def update_thread(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
     """A thread's metadata (ponder --server keeps a run's options there) and a run's
-    cancellation (an ``action``) are the caller's own; its state is the graph's. LangGraph
-    asks this handler about a state write with the thread's id alone."""
-    if "metadata" not in value and not value.get("action"):
+    cancellation are the caller's own; its state is the graph's."""
+    if _writes_state(value):
         raise _refused(
             "A caller cannot write a thread's state on this server (update_state, or a "
             "thread created with supersteps): ponder's graph keeps its own. Start a run with "
@@ -166,21 +194,45 @@ async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fil
     return {"owner": ctx.user.identity}
 
 
+def _run_bodies(value: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A run's body as each engine hands it: under ``kwargs`` (LangGraph), flat (Aegra).
+    Both are vetted, so a key in the other place cannot slip past."""
+    if "method" in value or "params" in value:  # Aegra's Agent Protocol v2 commands
+        raise _refused(
+            "This server starts runs through its runs API (POST /threads/ID/runs), not "
+            "protocol commands: use langgraph-sdk's client.runs."
+        )
+    kwargs = value.get("kwargs")
+    return [value, kwargs] if isinstance(kwargs, Mapping) else [value]
+
+
 @auth.on.threads.create_run
 async def create_run(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
-    kwargs = value.get("kwargs") or {}
-    config = kwargs.get("config") or {}
-    _vet_run(kwargs)
-    _vet_settings(config.get("configurable"), kwargs.get("context"))
-    await _within_run_limit(ctx.user.identity)
+    bodies = _run_bodies(value)
+    for body in bodies:
+        _vet_run(body)
+    layers = []
+    for body in bodies:
+        config = body.get("config")
+        layers += [config.get("configurable") if isinstance(config, dict) else None]
+        layers += [body.get("context")]
+    _vet_settings(*layers)
+    await _within_run_limit(ctx.user.identity, read_environment())
     return _owned(ctx, value)
 
 
-async def _within_run_limit(user: str) -> None:
+async def _within_run_limit(user: str, environment: Environment) -> None:
     """Refuse (429) a run beyond the caller's ``caller_runs`` pending or running ones."""
     limit = operator_configuration().caller_runs
     try:
-        live = await _live_runs(user, limit)
+        live = await live_runs(user, limit, environment)
+    except ConfigurationError as exc:  # the operator's to fix; the caller is told so
+        log.error("%s", exc)
+        raise Auth.exceptions.HTTPException(
+            status_code=503,
+            detail="This server cannot count your runs in progress: its operator has not "
+            "set it up (the server's log says how) — ask them.",
+        ) from None
     except Exception as exc:  # not counted is not allowed: the limit must hold
         log.exception("could not count %s's runs", user)
         raise Auth.exceptions.HTTPException(
@@ -190,23 +242,6 @@ async def _within_run_limit(user: str) -> None:
         ) from None
     if live >= limit:
         raise Auth.exceptions.HTTPException(status_code=429, detail=str(too_many_runs(live, limit)))
-
-
-async def _live_runs(user: str, limit: int) -> int:
-    """The user's pending and running runs, up to ``limit``: each lies on one of the user's
-    busy threads, read through the server's in-process client (no auth there, so no
-    recursion into this handler)."""
-    from langgraph_sdk import get_client
-
-    async with get_client(url=None, api_key=None) as server:
-        busy = await server.threads.search(metadata={"owner": user}, status="busy", limit=limit)
-        live = 0
-        for thread in busy:
-            for status in LIVE:
-                live += len(await server.runs.list(thread["thread_id"], status=status, limit=limit))
-            if live >= limit:
-                break
-        return live
 
 
 @auth.on(resources=["assistants"], actions=["create", "update"])

@@ -73,6 +73,12 @@ class Machine(BaseModel):
             metavar="URL",
         ),
     ] = Field(None, description="The LangGraph Server to run research on. Unset: this machine.")
+    server_self_url: str | None = Field(
+        None,
+        description="Where a server that serves ponder's graph (LangGraph Server, Aegra) "
+        "reaches its own API, e.g. http://127.0.0.1:8000: its auth counts each caller's "
+        "runs there, with the caller's own token. Unset: it refuses new runs (503).",
+    )
     mcp_allowed_hosts: list[str] = Field(
         default_factory=list,
         description="Host headers `ponder mcp --http` accepts off loopback (host:port, "
