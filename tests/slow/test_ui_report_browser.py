@@ -1,7 +1,8 @@
 """A finished report in `ponder ui`, in a real browser (Debian's Chromium through
 Playwright): its sources are compact cards, folded; the report and each source copy with
-one click; the Export menu closes as a menu does; a citation's evidence stays on a phone's screen; the model picker's health line
-is the health of the model it picked. The corpus is the standard library's pydoc pages.
+one click; the Export menu closes as a menu does; a citation's evidence stays on a phone's
+screen; the model picker's health line is the health of the model it picked, and a web
+search that cannot be reached says why. The corpus is the standard library's pydoc pages.
 
 Every request a page makes stays on loopback (:class:`test_ui_browser.Page`); screenshots
 go to ``test-output/`` (ui-report-*.png), at 1280 and 375 px, light and dark.
