@@ -28,7 +28,8 @@ LEASE_SECONDS = 6  # short leases: a killed replica's run is taken over within s
 
 
 def engine_venv() -> Path:
-    venv = Path(os.environ.get("PONDER_ENGINE_VENV") or ROOT / ".venv-engine")
+    # Absolute: the replicas run in folders of their own (make passes `.venv-engine`).
+    venv = Path(os.environ.get("PONDER_ENGINE_VENV") or ROOT / ".venv-engine").resolve()
     assert (venv / "bin" / "aegra").exists(), (
         f"No Aegra in {venv}: `make test-engine` makes it (Python 3.12, aegra-api, aegra-cli)."
     )
