@@ -245,6 +245,12 @@ def test_a_thread_is_one_section_per_turn_each_with_its_own_sources(report: Repo
     page = export(thread, "html").decode()  # as the page shows a thread: ids of each turn's
     assert 'id="source-1"' in page and 'id="turn-2-source-1"' in page
     assert 'href="#turn-2-source-1"' in page and "<q>And how do I keep a heap?</q>" in page
+    # Its second question failed and has no report: the third keeps its number.
+    third = second.model_copy(update={"turn": 3})
+    page = export([report.model_copy(update={"turn": 1}), third], "html").decode()
+    assert "Follow-up 3:" in page and 'id="turn-3-source-1"' in page and "turn-2" not in page
+    word = read_docx(export([report, third], "docx"))
+    assert "t3_evidence0" in word.bookmarks and "t2_evidence0" not in word.bookmarks
 
 
 def test_a_report_built_to_break_each_format_exports_as_text() -> None:

@@ -157,7 +157,8 @@ def _report_of(thread_id: str, turn: TurnRecord, values: dict[str, Any] | None) 
     if not values or not values.get("report"):
         return None
     ended = turn.ended if turn.ended is not None else turn.started
-    return Report.from_state(turn.question, thread_id, values, ended - turn.started)
+    found = Report.from_state(turn.question, thread_id, values, ended - turn.started)
+    return found.model_copy(update={"turn": turn.number})
 
 
 async def _turn_states(

@@ -146,6 +146,11 @@ class Report(BaseModel):
     citations: list[Citation] = Field(
         default_factory=list, description="Each citation with the passage span it rests on."
     )
+    turn: int | None = Field(
+        default=None,
+        description="Which question of its thread it answers (1: the first; a follow-up's "
+        "is 2, 3…); None when not read back from the run history.",
+    )
 
     def cited_sources(self) -> list[SourceRef]:
         """The sources the report cites, in its numbering (its Sources section)."""

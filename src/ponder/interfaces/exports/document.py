@@ -110,7 +110,8 @@ def as_reports(reports: Report | Sequence[Report]) -> list[Report]:
 
 def document(reports: Report | Sequence[Report]) -> Document:
     found = as_reports(reports)
-    turns = [turn(number, report) for number, report in enumerate(found, start=1)]
+    # As the thread counts its turns (one that failed keeps its place), else by position.
+    turns = [turn(report.turn or number, report) for number, report in enumerate(found, 1)]
     if len(turns) == 1:  # the report's title first, then the question if it says more
         only = turns[0]
         first = only.blocks[0] if only.blocks else None

@@ -110,8 +110,14 @@ def thread_body(reports: Sequence[Report]) -> str:
         f'<p class="asked">{"Question" if number == 1 else "Follow-up"} {number}: '
         f"<q>{html.escape(report.topic)}</q></p>\n"
         f"{report_body(report, turn_anchors(number))}</section>"
-        for number, report in enumerate(reports, start=1)
+        for number, report in _numbered(reports)
     )
+
+
+def _numbered(reports: Sequence[Report]) -> list[tuple[int, Report]]:
+    """Each report with its turn's number: as the thread counts them (a turn that failed
+    keeps its place), else by position."""
+    return [(report.turn or position, report) for position, report in enumerate(reports, 1)]
 
 
 def turn_anchors(number: int) -> str:
