@@ -35,16 +35,20 @@ def pydocs(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def finished(rig: Rig, pydocs: Path, tmp_path: Path, browser: Any) -> Iterator[tuple[Any, str]]:
-    """A server, and the page path of a finished run on the question."""
+    """A server, and the page path of a finished run on the question; the server is
+    stopped however the test ends."""
     server = UiServer(operator_env(rig, pydocs, tmp_path)).start()
-    tab = Page(browser, server)
-    page = ask(tab, QUESTION)
-    wait_status(page, "done")
-    page.locator("#report a.cite").first.wait_for(timeout=WAIT)
-    path = page.url.removeprefix(server.url)
-    tab.close()
-    yield server, path
-    assert server.stop() == 0
+    try:
+        tab = Page(browser, server)
+        page = ask(tab, QUESTION)
+        wait_status(page, "done")
+        page.locator("#report a.cite").first.wait_for(timeout=WAIT)
+        path = page.url.removeprefix(server.url)
+        tab.close()
+        yield server, path
+    finally:
+        if server.proc.poll() is None:
+            assert server.stop() == 0, "`ponder ui` exits cleanly on Ctrl-C"
 
 
 def test_sources_are_folded_cards_and_the_report_and_a_source_copy_in_one_click(
@@ -122,9 +126,13 @@ def test_a_citations_evidence_stays_on_a_phones_screen(
     tab.close()
 
 
-def test_the_health_line_is_the_picked_models_not_the_missing_configured_one(
-    scripted: ScriptedBackend, corpus: Path, tmp_path: Path, browser: Any
-) -> None:
+@pytest.fixture
+def unusual(
+    scripted: ScriptedBackend, corpus: Path, tmp_path: Path
+) -> Iterator[tuple[UiServer, str]]:
+    """A server whose configured model the model server lacks (it has two others), with a
+    SearXNG that is not there; yields it and that SearXNG's address. Stopped however the
+    test ends."""
     with closed_address() as closed, Rig(scripted, models=("scripted", "scripted-large")) as two:
         env = {
             **operator_env(two, corpus, tmp_path),
@@ -132,20 +140,30 @@ def test_the_health_line_is_the_picked_models_not_the_missing_configured_one(
             "PONDER_SEARXNG_URL": closed,
         }
         server = UiServer(env).start()
-        tab = Page(browser, server)
-        page = tab.go("/")
-        health = page.locator("#model-health")
-        page.wait_for_selector("#model-health.ok", timeout=5_000)
-        assert page.locator("#model").input_value() == "scripted"
-        assert "llama3.1:8b is not on the model server" in health.inner_text()
-        page.select_option("#model", "scripted-large")
-        expect(health).not_to_contain_text("asking", timeout=5_000)
-        assert "ok" in (health.get_attribute("class") or "")
-        searxng = page.locator("label", has=page.locator("input[value=searxng]"))
-        expect(searxng).to_contain_text(f"not reachable now: {closed}")
-        expect(page.locator("label", has=page.locator("input[value=local]"))).not_to_contain_text(
-            "not reachable"
-        )
-        tab.shot("ask-model-switched", full=False)
-        tab.close()
-        assert server.stop() == 0
+        try:
+            yield server, closed
+        finally:
+            if server.proc.poll() is None:
+                assert server.stop() == 0, "`ponder ui` exits cleanly on Ctrl-C"
+
+
+def test_the_health_line_is_the_picked_models_not_the_missing_configured_one(
+    unusual: tuple[UiServer, str], browser: Any
+) -> None:
+    server, closed = unusual
+    tab = Page(browser, server)
+    page = tab.go("/")
+    health = page.locator("#model-health")
+    page.wait_for_selector("#model-health.ok", timeout=5_000)
+    assert page.locator("#model").input_value() == "scripted"
+    assert "llama3.1:8b is not on the model server" in health.inner_text()
+    page.select_option("#model", "scripted-large")
+    expect(health).not_to_contain_text("asking", timeout=5_000)
+    assert "ok" in (health.get_attribute("class") or "")
+    searxng = page.locator("label", has=page.locator("input[value=searxng]"))
+    expect(searxng).to_contain_text(f"not reachable now: {closed}")
+    expect(page.locator("label", has=page.locator("input[value=local]"))).not_to_contain_text(
+        "not reachable"
+    )
+    tab.shot("ask-model-switched", full=False)
+    tab.close()
