@@ -101,7 +101,7 @@ def bench_ui(corpus: Path) -> dict[str, Any]:
 
     backend = StreamedReport()
     with Rig(backend, models=("scripted",)) as rig, sync_playwright() as playwright:
-        env = _operator_env(rig, corpus)
+        env = operator_env(rig, corpus)
         server = UiServer(env).start()
         api = ApiRuns(env)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
@@ -190,7 +190,7 @@ class ApiRuns:
         self.proc.wait(30)
 
 
-def _operator_env(rig: Rig, corpus: Path) -> dict[str, str]:
+def operator_env(rig: Rig, corpus: Path) -> dict[str, str]:
     return {
         "PONDER_MODEL": "scripted",
         "PONDER_OLLAMA_BASE_URL": rig.url,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from quality import QUESTIONS, build_corpus
+from ui import operator_env
 from workspace import ROOT
 
 from ponder.testing import Rig, ScriptedBackend
@@ -53,15 +54,9 @@ def bench_report_height() -> dict[str, Any]:
 
 
 def _env(rig: Rig, corpus: Path, work: Path) -> dict[str, str]:
-    return {
-        "PONDER_MODEL": "scripted",
-        "PONDER_OLLAMA_BASE_URL": rig.url,
-        "PONDER_SEARCH": "local",
-        "PONDER_DOCS": str(corpus),
-        "PONDER_MAX_LOOPS": "2",
-        "PONDER_DATA_DIR": str(work / "data"),
-        "PONDER_CACHE_DIR": str(work / "cache"),
-    }
+    """The UI bench's operator settings (ui.py), in this measure's own folders."""
+    folders = {"PONDER_DATA_DIR": str(work / "data"), "PONDER_CACHE_DIR": str(work / "cache")}
+    return {**operator_env(rig, corpus), **folders}
 
 
 def _ask(browser: Any, url: str, question: str) -> str:

@@ -5,14 +5,24 @@ source's entry. A screenshot of the hover is kept in ``test-output/``."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from support import over_corpus
 
-from ponder import research
+from ponder import Report, research
 from ponder.interfaces.html import render_html
 from ponder.testing import Rig, ScriptedBackend
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
+
+
+def opened(browser: object, report: Report, tmp_path: Path, **context: str) -> Any:
+    """The report's HTML export written to a file and opened in a new tab."""
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(report), encoding="utf-8")
+    page = browser.new_page(**context)  # type: ignore[attr-defined]
+    page.goto(page_file.as_uri())
+    return page
 
 
 def test_a_citation_shows_its_passage_on_hover_and_marks_it_on_click(
@@ -62,10 +72,7 @@ def test_in_the_dark_theme_every_link_is_readable(
 ) -> None:
     """WCAG's 4.5:1 for text, between each link and the page (it was browser blue on black)."""
     report = research("How do tides work?", **over_corpus(rig, corpus, max_loops=1))
-    page_file = tmp_path / "report.html"
-    page_file.write_text(render_html(report), encoding="utf-8")
-    page = browser.new_page(color_scheme="dark")  # type: ignore[attr-defined]
-    page.goto(page_file.as_uri())
+    page = opened(browser, report, tmp_path, color_scheme="dark")
     background = _luminance(page.evaluate("getComputedStyle(document.body).backgroundColor"))
     colours = page.eval_on_selector_all("a", "els => els.map(e => getComputedStyle(e).color)")
     assert colours, "the report has links (its citations)"
@@ -127,10 +134,7 @@ def test_a_table_the_model_writes_is_a_table_on_screen_and_printed(
 ) -> None:
     scripted.overrides["text"] = lambda _r: TABLE_REPORT
     report = research("How do spring and neap tides differ?", **over_corpus(rig, corpus))
-    page_file = tmp_path / "report.html"
-    page_file.write_text(render_html(report), encoding="utf-8")
-    page = browser.new_page()  # type: ignore[attr-defined]
-    page.goto(page_file.as_uri())
+    page = opened(browser, report, tmp_path)
     for media in ("screen", "print"):
         page.emulate_media(media=media)
         rows = page.locator("table.written tr")

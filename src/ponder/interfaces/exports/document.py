@@ -175,6 +175,13 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
 
 
+# Under each turn's "Sources" heading, in the PDF, DOCX and ODT alike.
+SOURCES_INTRO = (
+    "Each source with the evidence behind its citations: the span of what was read that "
+    "each cited sentence rests on."
+)
+
+
 def footer(doc: Document) -> str:
     ids = ", ".join(dict.fromkeys(turn.thread_id for turn in doc.turns))
     return f"Written by ponder · run {ids}"

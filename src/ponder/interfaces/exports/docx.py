@@ -17,7 +17,14 @@ from typing import Any
 
 from ponder.core.result import Report
 from ponder.interfaces.exports.blocks import Block, Run
-from ponder.interfaces.exports.document import Cited, Document, Turn, document, footer
+from ponder.interfaces.exports.document import (
+    SOURCES_INTRO,
+    Cited,
+    Document,
+    Turn,
+    document,
+    footer,
+)
 
 LINK_COLOUR = "1F4E8C"
 MUTED = "5F5F5F"
@@ -59,11 +66,7 @@ class _Writer:
         if turn.sources:
             self.word.add_heading("Sources", self.doc.sources_level)
             intro = self.word.add_paragraph()
-            explained = (
-                "Each source with the evidence behind its citations: the span of what was "
-                "read that each cited sentence rests on."
-            )
-            _styled(intro.add_run(explained), size=9, colour=MUTED)
+            _styled(intro.add_run(SOURCES_INTRO), size=9, colour=MUTED)
             for source in turn.sources:
                 self.source(turn, source)
 

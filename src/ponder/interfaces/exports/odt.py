@@ -33,7 +33,14 @@ from odf.text import (
 
 from ponder.core.result import Report
 from ponder.interfaces.exports.blocks import Block, Run
-from ponder.interfaces.exports.document import Cited, Document, Turn, document, footer
+from ponder.interfaces.exports.document import (
+    SOURCES_INTRO,
+    Cited,
+    Document,
+    Turn,
+    document,
+    footer,
+)
 from ponder.interfaces.exports.odt_styles import LINK_COLOUR, MUTED, OdtStyles
 
 
@@ -73,11 +80,7 @@ class _Writer:
                 self.add(element)
         if turn.sources:
             self.add(self.heading(self.doc.sources_level, [Run("Sources")], turn))
-            explained = (
-                "Each source with the evidence behind its citations: the span of what was "
-                "read that each cited sentence rests on."
-            )
-            self.paragraph([Run(explained)], style=self.styles.small)
+            self.paragraph([Run(SOURCES_INTRO)], style=self.styles.small)
             for source in turn.sources:
                 self.source(turn, source)
 

@@ -28,7 +28,14 @@ from typing import Any
 
 from ponder.core.result import Report
 from ponder.interfaces.exports.blocks import Block, Run
-from ponder.interfaces.exports.document import Cited, Document, Turn, document, footer
+from ponder.interfaces.exports.document import (
+    SOURCES_INTRO,
+    Cited,
+    Document,
+    Turn,
+    document,
+    footer,
+)
 
 # A word longer than this gets a place to break every BREAK_EVERY characters (a zero-width
 # space): Typst breaks lines only between words, and a 400-character token would run off
@@ -59,6 +66,7 @@ def pdf_data(doc: Document) -> dict[str, Any]:
         "several": doc.several,
         "sources_level": doc.sources_level,
         "footer": breakable(footer(doc)),
+        "sources_intro": SOURCES_INTRO,
         "turns": [_turn(doc, turn) for turn in doc.turns],
     }
 

@@ -40,7 +40,7 @@ def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
     operator = operator_configuration()
     own = _own(user)
     held = len(collection.files(user)) if own else 0
-    searches = list(search_backends.names()) if user.operator else enabled_searches(operator, own)
+    searches = _offered_searches(user, operator, own)
     # A caller's rounds go up to the operator's ceiling; the operator's, to the hard cap.
     most_rounds = hard_cap("max_loops") if user.operator else operator.caller_max_loops
     values: dict[str, Any] = {
@@ -111,16 +111,19 @@ def models_info(user: User, wanted: str | None = None) -> dict[str, Any]:
 
 def unreachable_searches(user: User) -> dict[str, str]:
     """The web searches on this user's form that cannot be reached now, each with why (no
-    network on a train: DuckDuckGo's name does not resolve): the form says so beside them.
-    Only the operator's addresses are tried, and a verdict is remembered for a while."""
+    network on a train: DuckDuckGo's name does not resolve): the form says so beside them
+    (not beside one it shows unusable already). Only the operator's addresses are tried,
+    and a verdict is remembered for a while."""
     operator = operator_configuration()
-    offered = ask_defaults(user)
-    usable = [name for name in offered["searches"] if name not in offered["unusable"]]
-    if not usable:
-        return {}
-    asked = operator.model_copy(update={"search": ",".join(usable)})
+    offered = _offered_searches(user, operator, _own(user))
+    asked = operator.model_copy(update={"search": ",".join(offered)})
     _reachable, unreachable = web_reach(asked, fresh=False)
     return {name: shown.text(user, why) for name, why in unreachable.items()}
+
+
+def _offered_searches(user: User, operator: Configuration, own: list[Path]) -> list[str]:
+    """The searches this user's form offers: all for the operator, the enabled for a caller."""
+    return list(search_backends.names()) if user.operator else enabled_searches(operator, own)
 
 
 def _picked(models: list[str], wanted: str | None, default: str) -> str:
