@@ -41,12 +41,14 @@ _STATUS = {"busy": "running", "interrupted": "waiting", "error": "failed", "idle
 TOKEN_ENV: Secret = "PONDER_SERVER_TOKEN"
 
 
-def _client(server: str, token: str | None) -> Any:
+def client_for(server: str, token: str | None) -> Any:
     from langgraph_sdk import get_client
 
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    # (connect, read, write, pool): a stream may be quiet for a long model call
-    return get_client(url=server.rstrip("/"), timeout=(10.0, 600.0, 60.0, 10.0), headers=headers)
+    # (connect, read, write, pool): a stream may be quiet for a long model call. No api_key:
+    # the SDK would send one found in the environment (LANGSMITH_API_KEY…) to this server.
+    timeout = (10.0, 600.0, 60.0, 10.0)
+    return get_client(url=server.rstrip("/"), api_key=None, timeout=timeout, headers=headers)
 
 
 async def stream_remote(
@@ -56,8 +58,8 @@ async def stream_remote(
     ``token``: the bearer token to send (``PONDER_SERVER_TOKEN``), or None."""
     refuse_operator_fields(options)  # the server's operator sets those, not its callers
     Configuration.create(**options)  # a bad setting is an error here, before the server
-    async with _talking_to(server):
-        client = _client(server, token)
+    async with talking_to(server):
+        client = client_for(server, token)
         # The settings stay with the thread, so a resume from anywhere runs with them.
         metadata = {"ponder_topic": topic, "ponder_options": options}
         thread = await client.threads.create(metadata=metadata)
@@ -74,12 +76,12 @@ async def stream_remote_resume(
 ) -> AsyncIterator[ProgressEvent | Report]:  # fmt: skip
     """Follow a server run again: wait for it, answer its question, or fetch its report."""
     refuse_operator_fields(options)
-    async with _talking_to(server):
-        client = _client(server, token)
+    async with talking_to(server):
+        client = client_for(server, token)
         try:
             thread = await client.threads.get(thread_id)
         except Exception as exc:
-            if _status_code(exc) in (404, 422):
+            if status_code(exc) in (404, 422):
                 raise RunNotFoundError(thread_id) from None
             raise
         metadata = thread.get("metadata") or {}
@@ -94,7 +96,7 @@ async def stream_remote_resume(
             options = stored
         for run in await client.runs.list(thread_id, status="running"):
             joined = client.runs.join_stream(thread_id, run["run_id"])
-            async for event in _progress(client, thread_id, joined):
+            async for event in progress(client, thread_id, joined):
                 yield event
         first: dict[str, Any] | None = {"command": {"resume": answer}} if answer else None
         state = await client.threads.get_state(thread_id)
@@ -118,8 +120,8 @@ async def _follow(
     pending = first
     while True:
         state = await client.threads.get_state(thread_id, subgraphs=True)
-        question = _question(state)
-        if pending is None and question is None and _finished(state):
+        question = question_of(state)
+        if pending is None and question is None and finished(state):
             break
         if pending is None and question is not None:
             yield ProgressEvent(kind="clarification", data={"question": question})
@@ -132,13 +134,13 @@ async def _follow(
         runs = client.runs.stream(
             thread_id,
             GRAPH,
-            **(pending or {}),
+            **(pending or from_checkpoint(state)),
             config={"configurable": options},
             stream_mode=["custom"],
             stream_subgraphs=True,
             on_disconnect="continue",  # stopping the caller leaves the run going on the server
         )
-        async for item in _progress(client, thread_id, runs):
+        async for item in progress(client, thread_id, runs):
             yield item
         pending = None
     values = state.get("values") or {}
@@ -146,7 +148,7 @@ async def _follow(
                             time.perf_counter() - started)  # fmt: skip
 
 
-async def _progress(
+async def progress(
     client: Any, thread_id: str, parts: AsyncGenerator[Any, None]
 ) -> AsyncIterator[ProgressEvent]:
     """The server's stream parts as ponder's progress events; its errors as ours."""
@@ -158,11 +160,11 @@ async def _progress(
                 yield ProgressEvent.from_custom(path, part.data)
             elif event == "error":
                 raise RemoteServerError(
-                    "The run failed on the server: " + await _failure(client, thread_id, part.data)
+                    "The run failed on the server: " + await failure(client, thread_id, part.data)
                 )
 
 
-async def _failure(client: Any, thread_id: str, data: Any) -> str:
+async def failure(client: Any, thread_id: str, data: Any) -> str:
     """What went wrong, in ponder's words when a node raised one of its errors (the stream's
     own message is generic)."""
     with contextlib.suppress(Exception):
@@ -175,7 +177,7 @@ async def _failure(client: Any, thread_id: str, data: Any) -> str:
     return str(data)
 
 
-def _question(state: dict[str, Any]) -> str | None:
+def question_of(state: dict[str, Any]) -> str | None:
     """The clarifying question the run waits on, from any level of subgraph."""
     for interrupt in state.get("interrupts") or []:
         return _text(interrupt.get("value"))
@@ -183,16 +185,24 @@ def _question(state: dict[str, Any]) -> str | None:
         for interrupt in task.get("interrupts") or []:
             return _text(interrupt.get("value"))
         nested = task.get("state")
-        if isinstance(nested, dict) and (found := _question(nested)):
+        if isinstance(nested, dict) and (found := question_of(nested)):
             return found
     return None
+
+
+def from_checkpoint(state: dict[str, Any]) -> dict[str, Any]:
+    """A run that goes on from the thread's latest checkpoint (a stopped run's): named, as
+    Aegra wants it (LangGraph Server also takes no input at all)."""
+    checkpoint = state.get("checkpoint") or {}
+    named = {key: value for key, value in checkpoint.items() if value is not None}
+    return {"checkpoint": named} if named.get("checkpoint_id") else {}
 
 
 def _text(value: Any) -> str:
     return str(value.get("question") if isinstance(value, dict) else value)
 
 
-def _finished(state: dict[str, Any]) -> bool:
+def finished(state: dict[str, Any]) -> bool:
     return not state.get("next") and bool((state.get("values") or {}).get("report"))
 
 
@@ -201,8 +211,8 @@ async def remote_runs(server: str, token: str | None, limit: int = 20) -> list[A
     :func:`stream_remote`)."""
     from ponder.services.storage.runs import RunRecord
 
-    async with _talking_to(server):
-        client = _client(server, token)
+    async with talking_to(server):
+        client = client_for(server, token)
         threads = await client.threads.search(limit=limit, sort_by="updated_at", sort_order="desc")
         ours = [t for t in threads if "ponder_topic" in (t.get("metadata") or {})]
         # (threads of another graph on the same server are not ponder's)
@@ -215,9 +225,9 @@ async def remote_runs(server: str, token: str | None, limit: int = 20) -> list[A
                 thread_id=str(thread["thread_id"]),
                 topic=str(metadata["ponder_topic"]),
                 config={},
-                status=_status(str(thread.get("status")), runs[0]["status"] if runs else None),
-                created=_epoch(thread.get("created_at")),
-                updated=_epoch(thread.get("updated_at")),
+                status=status_of(str(thread.get("status")), runs[0]["status"] if runs else None),
+                created=epoch(thread.get("created_at")),
+                updated=epoch(thread.get("updated_at")),
                 output=None,
                 message=None,
                 host=server,
@@ -227,7 +237,7 @@ async def remote_runs(server: str, token: str | None, limit: int = 20) -> list[A
     return records
 
 
-def _status(thread: str, newest_run: str | None) -> str:
+def status_of(thread: str, newest_run: str | None) -> str:
     """A server run's status, as `ponder runs` names it, from the thread's status and its
     newest run's: every engine keeps runs, not every one a thread's values (Aegra's threads
     carry none)."""
@@ -239,19 +249,19 @@ def _status(thread: str, newest_run: str | None) -> str:
     return _STATUS.get(thread, thread)
 
 
-def _epoch(stamp: Any) -> float:
+def epoch(stamp: Any) -> float:
     try:
         return datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).timestamp()
     except ValueError:
         return 0.0
 
 
-def _status_code(exc: Exception) -> int | None:
+def status_code(exc: Exception) -> int | None:
     response = getattr(exc, "response", None)
     return getattr(response, "status_code", None)
 
 
-def _detail(exc: Exception) -> str:
+def detail_of(exc: Exception) -> str:
     """The server's own words: the ``detail`` of its JSON answer, else its text."""
     response = getattr(exc, "response", None)
     with contextlib.suppress(Exception):
@@ -260,7 +270,7 @@ def _detail(exc: Exception) -> str:
 
 
 @asynccontextmanager
-async def _talking_to(server: str) -> AsyncIterator[None]:
+async def talking_to(server: str) -> AsyncIterator[None]:
     """Connection and HTTP failures of the server become RemoteServerError."""
     try:
         yield
@@ -272,14 +282,14 @@ async def _talking_to(server: str) -> AsyncIterator[None]:
     except PonderError:
         raise
     except Exception as exc:
-        status = _status_code(exc)
+        status = status_code(exc)
         if status == 401:
             raise RemoteServerError(
-                f"The LangGraph server at {server} wants a token ({_detail(exc)}) — set "
+                f"The LangGraph server at {server} wants a token ({detail_of(exc)}) — set "
                 f"{TOKEN_ENV} to the one its operator gave you."
             ) from None
         if status in (403, 429):  # a setting it refuses; too many runs of yours at once
-            detail = _detail(exc)
+            detail = detail_of(exc)
             raise RemoteServerError(f"The LangGraph server at {server} refused: {detail}") from None
         if status is not None:
             body = str(getattr(getattr(exc, "response", None), "text", ""))[:200]
