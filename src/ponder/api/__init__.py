@@ -76,15 +76,17 @@ async def stream(
     thread_id: str | None = None,
     ask: Ask | None = None,
     server: str | None = None,
+    token: str | None = None,
     **config: Any,
 ) -> AsyncGenerator[ProgressEvent | Report, None]:
-    """Yield :class:`ProgressEvent` objects while researching, then the :class:`Report`."""
+    """Yield :class:`ProgressEvent` objects while researching, then the :class:`Report`.
+    ``token``: on a server, the caller's (else ``PONDER_SERVER_TOKEN``)."""
     clean = clean_topic(topic)
     environment = read_environment()
     if server := server_url(server, environment.machine):
         from ponder.api.remote import stream_remote
 
-        token = environment.secret("PONDER_SERVER_TOKEN")
+        token = token or environment.secret("PONDER_SERVER_TOKEN")
         async for item in stream_remote(server, clean, token=token, ask=ask, **config):
             yield item
         return
@@ -156,11 +158,13 @@ async def stream_resume(
     force: bool = False,
     server: str | None = None,
     anew: bool = False,
+    token: str | None = None,
     **config: Any,
 ) -> AsyncGenerator[ProgressEvent | Report, None]:
     """Like :func:`stream`, for a run that already has a checkpoint. Its settings are the
     ones it stored, ``config`` over them; ``anew``: ``config`` over today's environment
-    instead (a served caller's continuation, its options vetted again today)."""
+    instead (a served caller's continuation, its options vetted again today); ``token``:
+    as for :func:`stream`."""
     from langgraph.types import Command
 
     from ponder.services.storage.runs import RunHistory
@@ -169,7 +173,7 @@ async def stream_resume(
     if server := server_url(server, environment.machine):
         from ponder.api.remote import stream_remote_resume
 
-        token = environment.secret("PONDER_SERVER_TOKEN")
+        token = token or environment.secret("PONDER_SERVER_TOKEN")
         events = stream_remote_resume(server, thread_id, answer, token=token, ask=ask, **config)
         async for item in events:
             yield item

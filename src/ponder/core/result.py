@@ -201,3 +201,14 @@ def report_sources(registry: list[Source], cited: list[Source]) -> list[SourceRe
             )
         )
     return refs
+
+
+def report_numbers(report: Report) -> dict[str, Any]:
+    """Each source read, by its address: the number the report cites it by (a live view
+    showed it by its number in the run, or in its researcher) and whether it is cited."""
+    return {
+        "sources": [
+            {"url": s.url, "number": s.number, "registry": s.registry_number, "cited": s.cited}
+            for s in report.sources
+        ]
+    }

@@ -1,6 +1,8 @@
 """Users and their tokens, as every served door reads them: `ponder ui`
-(``PONDER_UI_TOKENS``), `ponder mcp` (``PONDER_MCP_TOKENS``) and the LangGraph Server's auth
-(``PONDER_SERVER_TOKENS``). Plain parsing, so the UI and MCP need no LangGraph SDK."""
+(``PONDER_UI_TOKENS``), `ponder mcp` (``PONDER_MCP_TOKENS``) and the engine's auth
+(``PONDER_SERVER_TOKENS``); and the token a door's user acts with on the engine, when the
+door is the engine's client (:func:`engine_token`). Plain parsing, so the UI and MCP need no
+LangGraph SDK."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import json
 from typing import Any
 
 from ponder.core.errors import ConfigurationError
+from ponder.settings.environment import Environment
 
 
 def server_tokens(raw: str) -> dict[str, str]:
@@ -37,3 +40,22 @@ def one_user_per_token(tokens: dict[str, str], setting: str) -> None:
                 "user their own, or one of them is taken for the other."
             )
         holders[token] = name
+
+
+def engine_token(environment: Environment, user: str | None) -> str:
+    """The token a door's ``user`` acts with on the engine (``PONDER_SERVER``): theirs in
+    ``PONDER_SERVER_TOKENS``, the list the engine reads too, so each user is the same one
+    there, whichever door they came through; ``None`` (the door's operator, or its one
+    local user), ``PONDER_SERVER_TOKEN``, as for the CLI."""
+    if user is None:
+        token = environment.secret("PONDER_SERVER_TOKEN")
+        where = "PONDER_SERVER_TOKEN (yours, one of the engine's PONDER_SERVER_TOKENS)"
+    else:
+        token = server_tokens(environment.secret("PONDER_SERVER_TOKENS") or "").get(user)
+        where = f"{user}=TOKEN in PONDER_SERVER_TOKENS, as the engine has it"
+    if not token:
+        raise ConfigurationError(
+            f"Research here runs on an engine ({environment.machine.server}), and there is "
+            f"no engine token for you — its operator sets {where}, and restarts this server."
+        )
+    return token

@@ -29,7 +29,7 @@ from typing import Any
 from ponder import api
 from ponder.core.errors import ClarificationNeeded, PonderError
 from ponder.core.events import ProgressEvent
-from ponder.core.result import Report
+from ponder.core.result import Report, report_numbers
 from ponder.interfaces.ui import store
 from ponder.settings.ceilings import too_many_runs
 
@@ -239,17 +239,6 @@ class RunManager:
         while any(run.live for run in self._runs.values()):
             await asyncio.sleep(FLUSH_SECONDS)
             await self.flush()
-
-
-def report_numbers(report: Report) -> dict[str, Any]:
-    """Each source read, by its address: the number the report cites it by (a live view
-    showed it by its number in the run, or in its researcher) and whether it is cited."""
-    return {
-        "sources": [
-            {"url": s.url, "number": s.number, "registry": s.registry_number, "cited": s.cited}
-            for s in report.sources
-        ]
-    }
 
 
 def _already_running(thread_id: str) -> PonderError:

@@ -1,0 +1,104 @@
+"""A run's live view and its replay, read from the engine that holds the run (for a door
+that is the engine's client, :mod:`ponder.api.engine`).
+
+The page numbers a thread's events 1, 2, 3… (its script and its draft rely on the order),
+as a local run's log does. Here the numbers are not kept anywhere: they are each event's
+place in the engine's streams of the thread's runs, oldest run first, each stream joined
+from its start (``last_event_id="-1"``), so every UI process counts alike. A tab that
+reconnects with ``Last-Event-ID: 41`` (to this process or another) gets the replay from the
+engine, without the 41 events it has. Each run's events are framed as a local run's are: a
+``running`` status first, then its progress, then how it ended (done, with the report's
+numbers; waiting on a question; stopped; failed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ponder.api import remote
+from ponder.core.errors import RemoteServerError
+from ponder.core.result import Report, report_numbers
+
+Entry = tuple[int, dict[str, Any]]
+LIVE = ("pending", "running")  # a run the engine holds, or is about to
+RUNS_READ = 100  # a thread's runs read: each start, stop and answer is one
+
+
+async def thread_events(
+    client: Any, server: str, thread_id: str, after: int
+) -> AsyncIterator[Entry]:
+    """The thread's events after ``after``, then live ones until its newest run ends (and
+    any run started meanwhile, by another tab or process)."""
+    seq = 0
+    joined: set[str] = set()
+    async with remote.talking_to(server):
+        while True:
+            runs = await client.runs.list(thread_id, limit=RUNS_READ)
+            fresh = [run for run in _oldest_first(runs) if run["run_id"] not in joined]
+            if not fresh:
+                return
+            for run in fresh:
+                joined.add(run["run_id"])
+                newest = run is fresh[-1] and len(joined) == len(runs)
+                async for event in _run_events(client, thread_id, run, newest):
+                    seq += 1
+                    if seq > after:
+                        yield seq, event
+
+
+async def _run_events(
+    client: Any, thread_id: str, run: dict[str, Any], newest: bool
+) -> AsyncIterator[dict[str, Any]]:
+    yield _stamped({"kind": "status", "status": "running", "turn": 1})
+    parts = client.runs.join_stream(
+        thread_id, run["run_id"], stream_mode=["custom"], last_event_id="-1"
+    )
+    try:
+        async for event in remote.progress(client, thread_id, parts):
+            yield _stamped(event.model_dump())
+    except RemoteServerError as exc:  # the run failed there: its own words
+        yield _stamped({"kind": "status", "status": "failed", "message": str(exc)})
+        return
+    ended = await client.runs.get(thread_id, run["run_id"])
+    yield _stamped(await _how_it_ended(client, thread_id, str(ended["status"]), newest))
+
+
+async def _how_it_ended(client: Any, thread_id: str, status: str, newest: bool) -> dict[str, Any]:
+    said: dict[str, Any] = {"kind": "status"}
+    if status in LIVE:  # the engine closed the stream early: the page asks again later
+        return {**said, "status": "running"}
+    if status == "interrupted":
+        return {**said, "status": "interrupted", "message": "stopped"}
+    if status == "error":
+        message = await remote.failure(client, thread_id, None)
+        return {**said, "status": "failed", "message": message}
+    if not newest:  # an earlier run on the thread that ended well: it paused on a question
+        return {**said, "status": "waiting"}
+    state = await client.threads.get_state(thread_id, subgraphs=True)
+    question = remote.question_of(state)
+    if question is not None:
+        return {**said, "status": "waiting", "question": question}
+    values = state.get("values") or {}
+    if not values.get("report"):
+        return {**said, "status": "interrupted", "message": "ended without a report"}
+    worked = await worked_seconds(client, thread_id)
+    report = Report.from_state(str(values.get("topic") or ""), thread_id, values, worked)
+    return {**said, "status": "done", "stats": report.stats.model_dump(), **report_numbers(report)}
+
+
+async def worked_seconds(client: Any, thread_id: str) -> float:
+    """How long the engine worked on the thread: each run's time, from its creation to its
+    last change (a stopped run's wait for its resume is not counted)."""
+    runs = await client.runs.list(thread_id, limit=RUNS_READ)
+    spans = [remote.epoch(r.get("updated_at")) - remote.epoch(r.get("created_at")) for r in runs]
+    return sum(max(span, 0.0) for span in spans)
+
+
+def _oldest_first(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(runs, key=lambda run: remote.epoch(run.get("created_at")))
+
+
+def _stamped(event: dict[str, Any]) -> dict[str, Any]:
+    return {**event, "at": round(time.time(), 4)}
