@@ -103,7 +103,7 @@ $(ENGINE_STAMP):
 	rm -f $(ENGINE_VENV)/.installed-*
 	touch $@
 
-test-engine: $(STAMP) $(ENGINE_STAMP)  ## ponder on Aegra: two replicas on PostgreSQL and Redis, through langgraph-sdk (~1 min; its own Python 3.12 environment)
+test-engine: $(STAMP) $(ENGINE_STAMP) $(CHROMIUM)  ## ponder on Aegra: two replicas on PostgreSQL and Redis, through langgraph-sdk and two `ponder ui` in chromium (~2 min; its own Python 3.12 environment)
 	PONDER_ENGINE_VENV=$(abspath $(ENGINE_VENV)) $(PYTEST) -q tests/engine
 
 demo: $(STAMP)  ## a real research run, fully offline, with the tiny model over generated docs

@@ -1,7 +1,8 @@
 """`ponder ui`: research in the browser, offline — ask, watch the run think, read the
 checked report with each citation's evidence, and keep every run in a searchable history.
 
-The server owns the runs (:mod:`.manager`); pages are rendered on the server and work
+The server owns the runs (:mod:`.manager`), or, with ``PONDER_SERVER`` set, an engine does and
+the page is its client (:mod:`.engine_runs`); pages are rendered on the server and work
 without JavaScript (:mod:`.pages`), and the script in ``static/`` adds the live parts.
 """
 
@@ -13,7 +14,7 @@ import sys
 
 from ponder.core.errors import ConfigurationError
 from ponder.interfaces.ui.access import check_listening, users
-from ponder.settings.environment import read_environment
+from ponder.settings.environment import Environment, read_environment
 
 DEFAULT_PORT = 8765
 
@@ -35,9 +36,7 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> int:
     operator_token = next((t for t, u in known.items() if u.operator), None)
     url = address(host, port) + (f"?token={operator_token}" if operator_token else "")
     listening = _bind(host, port)
-    print(
-        f"ponder ui: open {url}  (Ctrl-C stops it; a stopped run can be resumed)", file=sys.stderr
-    )
+    print(f"ponder ui: open {url}  ({_who_holds_runs(environment)})", file=sys.stderr)
     app = create_app(host, port, environment)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     # uvicorn shuts down gracefully on Ctrl-C (the runs are kept, resumable), then re-raises it.
@@ -45,6 +44,21 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> int:
         uvicorn.Server(config).run(sockets=[listening])
     print("ponder ui: stopped.", file=sys.stderr)
     return 0
+
+
+def _who_holds_runs(environment: Environment) -> str:
+    """Said at start: where the runs live, so no one puts two of these behind one address
+    when they cannot act as one."""
+    server = environment.machine.server
+    if server:
+        return (
+            f"runs are held by the engine at {server}: any number of these pages act as one; "
+            "Ctrl-C stops this page, not the runs"
+        )
+    return (
+        "one process holds its runs: Ctrl-C stops them, and Resume goes on; for several "
+        "processes as one, serve the runs from an engine (PONDER_SERVER, docs/deploy.md)"
+    )
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -91,6 +91,8 @@ class Access:
         port: int,
         known: dict[str, User],
         origins: list[str] | None = None,
+        *,
+        callers_only: bool = False,
     ) -> None:
         self.app = app
         self.loopback = host in LOOPBACK
@@ -98,6 +100,7 @@ class Access:
         self.hosts = {f"{name}:{port}" for name in names}
         self.users = known
         self.origins = {origin.rstrip("/") for origin in origins or []}
+        self.callers_only = callers_only  # an engine's callers: no one is its operator here
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -141,12 +144,15 @@ class Access:
         await self.app(scope, receive, send)
 
     def _user(self, token: str | None) -> User | None:
+        found = None
         if not self.users:
-            return User(OPERATOR, True) if self.loopback else None
+            found = User(OPERATOR, True) if self.loopback else None
         for known, user in self.users.items():
             if token is not None and hmac.compare_digest(token.encode(), known.encode()):
-                return user
-        return None
+                found = user
+        if found is not None and self.callers_only:
+            return User(found.name, False)
+        return found
 
 
 def _bearer(headers: dict[str, str]) -> str | None:

@@ -19,8 +19,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ponder import api
-from ponder.api import history
-from ponder.core.errors import PonderError
+from ponder.core.errors import PonderError, RemoteServerError
 from ponder.interfaces.html import STYLE
 from ponder.interfaces.ui import pages, shown, threads
 from ponder.interfaces.ui.access import Access, users
@@ -31,15 +30,16 @@ from ponder.interfaces.ui.asking import (
     unreachable_searches,
 )
 from ponder.interfaces.ui.document_routes import documents_page, index_folder, index_job
+from ponder.interfaces.ui.engine_runs import EngineRuns
 from ponder.interfaces.ui.folders import Indexer
-from ponder.interfaces.ui.manager import RunManager
+from ponder.interfaces.ui.local_runs import LocalRuns
 from ponder.interfaces.ui.requests import (
-    manager_of,
+    Runs,
+    engine_of,
     redirect_to,
     refused_status,
-    run_limit,
+    runs_of,
     user_of,
-    visible,
 )
 from ponder.interfaces.ui.run_routes import (
     act,
@@ -66,15 +66,18 @@ def create_app(
     """The ASGI app: the routes behind the access checks and the security headers.
     ``environment``: the tokens, as `ponder ui` read them (else read here)."""
     environment = environment or read_environment()
-    manager = RunManager()
+    server = api.server_url(None, environment.machine)
+    runs: Runs = EngineRuns(server, environment) if server else LocalRuns()
     indexer = Indexer()
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> Any:
-        warming = asyncio.create_task(asyncio.to_thread(api.warm_up))  # serving starts now
+        # The model is warmed where the runs run: here, or on the engine's machines.
+        warming = asyncio.create_task(asyncio.to_thread(api.warm_up if not server else _idle))
         yield
         indexer.close()
-        await manager.close()
+        if isinstance(runs, LocalRuns):
+            await runs.close()
         await warming
 
     routes = [
@@ -98,12 +101,33 @@ def create_app(
         Route("/report.css", _report_css, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.manager = manager
+    if server:  # documents are indexed where the engine runs, not here
+        routes = [route for route in routes if not _documents_route(route)]
+        routes.insert(0, Route("/documents{rest:path}", _engine_documents, methods=["GET", "POST"]))
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={PonderError: _cannot})
+    app.state.runs = runs
     app.state.indexer = indexer
     app.state.uploading = set()  # the users with an upload under way (one each)
     known = users(environment.secrets)
-    return Access(_SecurityHeaders(app), host, port, known, environment.machine.ui_origins)
+    origins = environment.machine.ui_origins
+    # On an engine, everyone is one of its callers: its operator sets its operator settings.
+    return Access(_SecurityHeaders(app), host, port, known, origins, callers_only=bool(server))
+
+
+def _idle() -> None:
+    return None
+
+
+async def _cannot(request: Request, exc: Exception) -> HTMLResponse:
+    """A PonderError no route answered itself (an engine that cannot be reached, a user
+    with no token for it): its message, which says what to do, on a page."""
+    status = 502 if isinstance(exc, RemoteServerError) else 503
+    said = shown.text(user_of(request), str(exc))
+    return HTMLResponse(pages.message_page("Cannot do that now", said, "/"), status)
+
+
+def _documents_route(route: Any) -> bool:
+    return str(getattr(route, "path", "")).startswith("/documents")
 
 
 class _SecurityHeaders:
@@ -131,20 +155,21 @@ class _SecurityHeaders:
 async def _ask_page(request: Request) -> HTMLResponse:
     user = user_of(request)
     form = ask_defaults(user)
-    recent = visible(user, history.runs(HISTORY_LIMIT))
+    recent = await runs_of(request).records(user, HISTORY_LIMIT)
     return HTMLResponse(pages.ask_page(form, None, recent))
 
 
 async def _start(request: Request) -> Response:
-    user = user_of(request)
+    user, runs = user_of(request), runs_of(request)
     submitted = await request.form()
     form = ask_defaults(user, submitted)
     try:
-        topic, asked, options = await asyncio.to_thread(run_options, user, submitted)
-        kept = None if user.operator else asked  # a caller's follow-up is vetted from it
-        thread_id = manager_of(request).start(topic, options, user.name, run_limit(user), kept)
+        # On an engine, the engine checks its own model server when the run starts.
+        checked = engine_of(request) is None
+        topic, asked, options = await asyncio.to_thread(run_options, user, submitted, checked)
+        thread_id = await runs.start(user, topic, options, asked)
     except PonderError as exc:
-        recent = visible(user, history.runs(HISTORY_LIMIT))
+        recent = await runs.records(user, HISTORY_LIMIT)
         said = shown.text(user, str(exc))
         return HTMLResponse(pages.ask_page(form, said, recent), refused_status(exc, 400))
     return redirect_to(f"/runs/{thread_id}")
@@ -165,7 +190,7 @@ async def _searches(request: Request) -> JSONResponse:
 
 async def _runs_page(request: Request) -> HTMLResponse:
     query = request.query_params.get("q", "").strip()
-    records = visible(user_of(request), history.runs(HISTORY_LIMIT))
+    records = await runs_of(request).records(user_of(request), HISTORY_LIMIT)
     if query:  # any part of a word, in the first question or a follow-up
         records = [record for record in records if threads.matches(record, query)]
     return HTMLResponse(pages.history_page(records, query))
@@ -177,3 +202,13 @@ async def _report_css(_request: Request) -> Response:
 
 
 # -- documents ---------------------------------------------------------------------------
+
+
+async def _engine_documents(request: Request) -> HTMLResponse:
+    """On an engine, the documents a run reads are on the engine's machines."""
+    said = (
+        "This page runs research on an engine, and the documents its runs read are indexed "
+        "where the engine runs: its operator indexes them there (`ponder index`, with the "
+        "engine's PONDER_INDEX_DIR). Uploads are not offered here."
+    )
+    return HTMLResponse(pages.message_page("Documents are on the engine", said, "/"), 404)

@@ -132,12 +132,15 @@ def _picked(models: list[str], wanted: str | None, default: str) -> str:
     return default if default in models or not models else models[0]
 
 
-def run_options(user: User, submitted: Form) -> tuple[str, dict[str, Any], dict[str, Any]]:
+def run_options(
+    user: User, submitted: Form, preflight: bool = True
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """The question, what the user asked for, and the run's settings from a submitted
     form, checked before the run starts; raises a PonderError that says what to change.
     Ticked, the user's uploads are among the documents: for a caller, a folder of their
     own beside the operator's (no one else's run may name it); the archives and the
-    libraries among them join the operator's."""
+    libraries among them join the operator's. ``preflight``: ask the model server first
+    (not when an engine runs the research, on its own)."""
     topic = clean_topic(str(submitted.get("topic") or ""))
     own = _own(user)
     docs = _list(submitted, "docs") + ([str(own[0])] if own and submitted.get("uploads") else [])
@@ -153,7 +156,8 @@ def run_options(user: User, submitted: Form) -> tuple[str, dict[str, Any], dict[
     values = {key: value for key, value in values.items() if value is not None}
     options = served_options(values, own=own) if not user.operator else values
     settings = Configuration.create(**options)
-    _preflight(settings)
+    if preflight:
+        _preflight(settings)
     return topic, values, options
 
 

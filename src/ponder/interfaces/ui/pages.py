@@ -183,11 +183,13 @@ def run_page(
     live: bool,
     began: tuple[int, int] = (0, 1),
     seen: int = 0,
+    follow_ups: bool = True,
 ) -> str:
     """A run's page: its turns (threads.py), the latest with the live view; ``began``:
     the seq after which the log's latest turn begins, and its number (the live view
     replays that turn's events only); ``seen``: the last event of the log this page
-    already shows (run.js replays the log for the trail, and leaves what is drawn here)."""
+    already shows (run.js replays the log for the trail, and leaves what is drawn here);
+    ``follow_ups``: whether a finished run offers one (not yet on an engine's runs)."""
     thread = escape(record.thread_id)
     status = "running" if live else record.status
     current = turns[-1] if turns else None
@@ -232,7 +234,7 @@ data-after="{began[0]}" data-turn="{began[1]}" data-seen="{int(seen)}">
 <div id="draft-text" class="report"></div></section>
 <article id="report" class="report" data-turn="{len(turns)}">{written}</article>
 </section>
-{_follow_up(thread, shown=status == "done")}
+{_follow_up(thread, shown=status == "done") if follow_ups else ""}
 </div>""",
     )
 

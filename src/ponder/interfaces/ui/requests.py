@@ -1,5 +1,5 @@
-"""What every route asks of a request: its user, the run manager, the run the address
-names (if this user may see it), and the answers that say no or send elsewhere."""
+"""What every route asks of a request: its user, where its runs are held, the run the
+address names (if this user may see it), and the answers that say no or send elsewhere."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
 
-from ponder.api import history
 from ponder.core.errors import PonderError, TooManyRunsError
-from ponder.interfaces.ui import pages, store
+from ponder.interfaces.ui import pages
 from ponder.interfaces.ui.access import User
-from ponder.interfaces.ui.manager import RunManager
-from ponder.settings.callers import operator_configuration
+from ponder.interfaces.ui.engine_runs import EngineRuns
+from ponder.interfaces.ui.local_runs import LocalRuns
+
+Runs = LocalRuns | EngineRuns
 
 
 def user_of(request: Request) -> User:
@@ -21,35 +22,25 @@ def user_of(request: Request) -> User:
     return user
 
 
-def manager_of(request: Request) -> RunManager:
-    manager: RunManager = request.app.state.manager
-    return manager
+def runs_of(request: Request) -> Runs:
+    """Where the runs are held: this process (LocalRuns), or an engine (EngineRuns)."""
+    runs: Runs = request.app.state.runs
+    return runs
 
 
-def run_limit(user: User) -> int | None:
-    """How many runs the user may have live at once: a caller's ``caller_runs``; the
-    operator, any number."""
-    return None if user.operator else operator_configuration().caller_runs
+def engine_of(request: Request) -> EngineRuns | None:
+    runs = runs_of(request)
+    return runs if isinstance(runs, EngineRuns) else None
 
 
 def refused_status(exc: PonderError, otherwise: int) -> int:
     return 429 if isinstance(exc, TooManyRunsError) else otherwise
 
 
-def visible(user: User, records: list[Any]) -> list[Any]:
-    if user.operator:
-        return records
-    owned = store.owners()
-    return [r for r in records if owned.get(r.thread_id) == user.name]
-
-
-def visible_run(request: Request) -> Any:
-    """The run the address names, if this user may see it (else 404: not even its id)."""
-    thread_id = request.path_params["thread_id"]
-    record = history.run(thread_id)
-    if record is None or not visible(user_of(request), [record]):
-        return None
-    return record
+async def visible_run(request: Request) -> Any:
+    """The run the address names, if this user may see it (else None, and 404: not even
+    its id)."""
+    return await runs_of(request).record(user_of(request), request.path_params["thread_id"])
 
 
 def missing() -> HTMLResponse:

@@ -296,7 +296,8 @@ export class RunView {
       this.live.hidden = false;
       this.live.open = true;
     }
-    document.getElementById("follow").hidden = status !== "done";
+    const follow = document.getElementById("follow"); // none where follow-ups are not offered
+    if (follow) follow.hidden = status !== "done";
     if (status === "done") this.finished(event.stats || {}, event.sources || []);
   }
 

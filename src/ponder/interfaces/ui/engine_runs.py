@@ -1,0 +1,118 @@
+"""The UI's runs when an engine holds them (``PONDER_SERVER``: Aegra, LangGraph Server).
+
+Then `ponder ui` keeps no run of its own: each call goes to the engine
+(:class:`ponder.api.engine.Engine`) as the user who asked, with that user's engine token
+(:func:`ponder.interfaces.tokens.engine_token`). So whatever the engine refuses a caller
+(another user's thread, a setting only its operator sets, a run beyond ``caller_runs``) the
+page refuses too, and any number of UI processes behind a load balancer behave as one: a run
+started through one is watched, stopped and deleted through another. Everyone is one of the
+engine's callers here, the UI's operator too (with ``PONDER_SERVER_TOKEN``): the engine's
+operator settings are set on the engine.
+
+What the engine does not hold yet stays out: follow-up questions (a thread's turns are kept
+in ponder's own run history), and the documents page (documents are indexed where the
+engine runs). Both say so on the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ponder.api.engine import Engine
+from ponder.api.engine_events import Entry
+from ponder.api.history import Turn
+from ponder.core.errors import InvalidInputError
+from ponder.core.result import Report
+from ponder.interfaces.tokens import engine_token
+from ponder.interfaces.ui.access import OPERATOR, User
+from ponder.settings.environment import Environment
+
+NO_FOLLOW_UPS = (
+    "Follow-up questions are not offered on runs an engine holds yet — ask a new question "
+    "instead (its first words can name what you asked before)."
+)
+
+
+class EngineRuns:
+    """Runs held by the engine at ``server``, each call made as the user who asked."""
+
+    one_process = False
+    follow_ups = False  # a thread's turns are kept in ponder's own run history
+
+    def __init__(self, server: str, environment: Environment) -> None:
+        self.server = server
+        self.environment = environment
+
+    def _as(self, user: User) -> Engine:
+        name = None if user.name == OPERATOR else user.name  # the operator: PONDER_SERVER_TOKEN
+        return Engine(self.server, engine_token(self.environment, name))
+
+    async def records(self, user: User, limit: int) -> list[Any]:
+        return await self._as(user).runs(limit)
+
+    async def record(self, user: User, thread_id: str) -> Any:
+        return await self._as(user).run(thread_id)
+
+    async def live(self, user: User, thread_id: str) -> bool:
+        return await self._as(user).live(thread_id)
+
+    async def start(
+        self, user: User, topic: str, options: dict[str, Any], asked: dict[str, Any]
+    ) -> str:
+        """The engine is sent what the caller ``asked``: it adds its operator's settings
+        itself, as ``options`` holds this process's."""
+        return await self._as(user).start(topic, asked)
+
+    async def resume(self, user: User, record: Any, answer: str | None) -> None:
+        await self._as(user).resume(record.thread_id, record.topic, answer)
+
+    async def follow_up(self, user: User, record: Any, question: str) -> int:
+        raise InvalidInputError(NO_FOLLOW_UPS)
+
+    async def stop(self, user: User, thread_id: str) -> bool:
+        return await self._as(user).stop(thread_id)
+
+    async def delete(self, user: User, thread_id: str) -> None:
+        await self._as(user).delete(thread_id)
+
+    def follow(self, user: User, thread_id: str, after: int) -> AsyncIterator[Entry]:
+        return self._as(user).events(thread_id, after)
+
+    async def log(self, user: User, thread_id: str) -> list[Entry]:
+        """Every event of a run that is not live (a live run's stream ends with it, so its
+        page replays it instead)."""
+        if await self.live(user, thread_id):
+            return []
+        return [entry async for entry in self.follow(user, thread_id, 0)]
+
+    async def turns(self, user: User, thread_id: str, only: int | None = None) -> list[Turn]:
+        engine = self._as(user)
+        record = await engine.run(thread_id)
+        if record is None:
+            return []
+        report = await engine.report(record)
+        ended = record.updated if report is not None else None
+        return [Turn(1, record.topic, record.created, ended, report)]
+
+    async def reports(self, user: User, thread_id: str, turn: int | None) -> list[Report]:
+        return [t.report for t in await self.turns(user, thread_id) if t.report is not None]
+
+    async def trail(self, user: User, thread_id: str, turn: int | None) -> dict[str, Any] | None:
+        """The JSON trail, as a local run's (:func:`ponder.api.history.trail`), of its turn."""
+        engine = self._as(user)
+        record = await engine.run(thread_id)
+        if record is None:
+            return None
+        values = await engine.state(thread_id)
+        report = await engine.report(record)
+        written = report.model_dump() if report is not None else None
+        ended = record.updated if report is not None else None
+        asked = {"turn": 1, "question": record.topic, "started": record.created, "ended": ended}
+        return {
+            "thread_id": thread_id, "topic": record.topic, "status": record.status,
+            "created": record.created, "updated": record.updated, "config": record.config,
+            "queries": list(values.get("queries_run") or []),
+            "sources": [dict(source) for source in values.get("sources") or []],
+            "report": written, "turns": [{**asked, "report": written}],
+        }  # fmt: skip
