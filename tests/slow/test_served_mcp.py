@@ -13,7 +13,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from support import ask_once, write_corpus
+from support import ask_once, serve_mcp_http, write_corpus
 from test_mcp import text_of
 
 from ponder import aresearch
@@ -136,28 +135,9 @@ async def test_stdio_refuses_what_a_caller_may_not_choose_and_goes_on(
     assert (done.structured_content or {})["run_id"].startswith("mcp-")
 
 
-def serve_http(env: dict[str, str], host: str) -> tuple[subprocess.Popen[bytes], int]:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "ponder", "mcp", "--http", str(port), "--host", host],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while True:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return process, port
-        assert process.poll() is None and time.monotonic() < deadline, "no HTTP server"
-        time.sleep(0.1)
-
-
 @pytest.fixture(scope="module")
 def loopback(mcp_rig: Rig, disk: Path) -> Iterator[str]:
-    process, port = serve_http(operator_env(mcp_rig, disk), "127.0.0.1")
+    process, port = serve_mcp_http(operator_env(mcp_rig, disk), "127.0.0.1")
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
@@ -168,7 +148,7 @@ def loopback(mcp_rig: Rig, disk: Path) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def networked(mcp_rig: Rig, disk: Path) -> Iterator[str]:
     """Listening on every address, so a token is required."""
-    process, port = serve_http(operator_env(mcp_rig, disk, PONDER_MCP_TOKEN=TOKEN), "0.0.0.0")
+    process, port = serve_mcp_http(operator_env(mcp_rig, disk, PONDER_MCP_TOKEN=TOKEN), "0.0.0.0")
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
@@ -291,7 +271,7 @@ USERS = {"alice": "mcp-alice-3c1d", "bob": "mcp-bob-9e07"}
 def per_user(mcp_rig: Rig, disk: Path) -> Iterator[str]:
     """Listening on every address with a token per user."""
     tokens = ",".join(f"{user}={token}" for user, token in USERS.items())
-    process, port = serve_http(operator_env(mcp_rig, disk, PONDER_MCP_TOKENS=tokens), "0.0.0.0")
+    process, port = serve_mcp_http(operator_env(mcp_rig, disk, PONDER_MCP_TOKENS=tokens), "0.0.0.0")
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

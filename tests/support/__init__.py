@@ -361,3 +361,24 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def serve_mcp_http(env: dict[str, str], host: str) -> tuple[Any, int]:
+    """`ponder mcp --http` on a free port, in ``env``: the process and its port."""
+    import socket
+    import subprocess
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ponder", "mcp", "--http", str(port), "--host", host],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return process, port
+        assert process.poll() is None and time.monotonic() < deadline, "no HTTP server"
+        time.sleep(0.1)

@@ -18,12 +18,16 @@ other id is unknown to that caller), and one caller (one token; the one client o
 has at most ``caller_runs`` runs in progress at once (:class:`ponder.settings.ceilings.RunSlots`).
 
 Served over stdio (the default) or, with ``--http PORT``, over streamable HTTP (who may
-call: :mod:`ponder.interfaces.mcp.http`).
+call: :mod:`ponder.interfaces.mcp.http`). With ``PONDER_SERVER`` set, an engine holds the runs
+(:func:`_on_engine`): each caller acts there with their own token, and the engine keeps
+their runs' owners and counts their runs, so several of these servers act as one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sys
 from typing import Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -44,8 +48,15 @@ from ponder.core.errors import PonderError
 from ponder.core.events import ProgressEvent
 from ponder.core.result import Report
 from ponder.core.warnings import collapse
-from ponder.interfaces.mcp.http import caller, check_listening, server_auth, transport_security
+from ponder.interfaces.mcp.http import (
+    LOCAL,
+    caller,
+    check_listening,
+    server_auth,
+    transport_security,
+)
 from ponder.interfaces.mcp.owners import asked, owner, set_owner
+from ponder.interfaces.tokens import engine_token
 from ponder.settings.caller_view import CallerView
 from ponder.settings.callers import continued_options, operator_configuration, served_options
 from ponder.settings.ceilings import RunSlots
@@ -101,6 +112,8 @@ def build_server(**auth: Any) -> MCPServer:
             allowed = served_options(chosen)
         except PonderError as exc:
             return _error(str(exc))
+        if engine := _engine():  # the engine adds its operator's settings to the caller's
+            return await _on_engine(engine, ctx, question=question, chosen=chosen)
         run_id = RUN_PREFIX + new_thread_id()
         try:
             await asyncio.to_thread(set_owner, run_id, caller(), chosen)
@@ -156,6 +169,8 @@ async def _resume(
     from ponder.api import stream_resume
     from ponder.api.history import run
 
+    if engine := _engine():
+        return await _on_engine(engine, ctx, run_id=run_id, answer=answer)
     try:
         mine = run_id.startswith(RUN_PREFIX) and await asyncio.to_thread(owner, run_id) == caller()
         record = await asyncio.to_thread(run, run_id) if mine else None
@@ -166,6 +181,35 @@ async def _resume(
     except PonderError as exc:
         return _error(str(exc))
     return await _run(stream_resume(run_id, answer, ask=_asker(ctx), anew=True, **today), ctx)
+
+
+def _engine() -> str | None:
+    """The engine the runs are held by (``PONDER_SERVER``); None: this process holds them."""
+    from ponder.api import server_url
+
+    return server_url(None, read_environment().machine)
+
+
+async def _on_engine(
+    server: str, ctx: Context, *, question: str = "", chosen: Any = None,
+    run_id: str = "", answer: str | None = None,
+) -> CallToolResult | InputRequiredResult:  # fmt: skip
+    """A run the engine holds, as the caller (their token there): its owner, its settings'
+    vetting and its caller's run limit are the engine's, so any number of these servers
+    act as one."""
+    from ponder.api import stream, stream_resume
+
+    try:
+        who = caller()
+        token = engine_token(read_environment(), None if who == LOCAL else who)
+    except PonderError as exc:
+        return _error(str(exc))
+    ask = _asker(ctx)
+    if run_id:
+        events = stream_resume(run_id, answer, ask=ask, server=server, token=token)
+    else:
+        events = stream(question, ask=ask, server=server, token=token, **chosen)
+    return await _drive(events, ctx)
 
 
 def _modern(ctx: Context) -> bool:
@@ -301,5 +345,16 @@ def serve(http_port: int | None = None, host: str = "127.0.0.1") -> int:
     check_listening(host, environment.secrets)
     server = build_server(**server_auth(host, http_port, environment.secrets))
     security = transport_security(environment.machine)
-    server.run("streamable-http", host=host, port=http_port, transport_security=security)
+    engine = environment.machine.server
+    held = (
+        f"runs are held by the engine at {engine}: any number of these servers act as one"
+        if engine
+        else "one process holds its runs and their owners: for several as one, serve the "
+        "runs from an engine (PONDER_SERVER, docs/deploy.md)"
+    )
+    print(f"ponder mcp: serving on port {http_port} at /mcp ({held})", file=sys.stderr)
+    # Ctrl-C is how a server is stopped: the SDK's uvicorn shuts down first, then re-raises it.
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run("streamable-http", host=host, port=http_port, transport_security=security)
+    print("ponder mcp: stopped.", file=sys.stderr)
     return 0
