@@ -72,7 +72,12 @@ class Machine(BaseModel):
             "run on this LangGraph Server (also PONDER_SERVER); the report is saved here",
             metavar="URL",
         ),
-    ] = Field(None, description="The LangGraph Server to run research on. Unset: this machine.")
+    ] = Field(
+        None,
+        description="The engine (Aegra, LangGraph Server) to run research on: the CLI's and "
+        "the API's runs, and every run of `ponder ui` and `ponder mcp`, which are then its "
+        "clients and keep no run of their own. Unset: this machine.",
+    )
     server_self_url: str | None = Field(
         None,
         description="Where a server that serves ponder's graph (LangGraph Server, Aegra) "
