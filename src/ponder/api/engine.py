@@ -35,6 +35,10 @@ class Engine:
         self.server = server
         self.client = remote.client_for(server, token)
 
+    async def close(self) -> None:
+        """Close its connections (it keeps them open between calls)."""
+        await self.client.aclose()
+
     async def runs(self, limit: int) -> list[RunRecord]:
         """The user's ponder runs, newest first (the engine lists theirs alone)."""
         async with remote.talking_to(self.server):
@@ -60,7 +64,8 @@ class Engine:
             newest = await self._newest_status(thread_id)
             question = None
             if newest not in LIVE:  # paused on a question (each engine names that its way)?
-                question = remote.question_of(await self.client.threads.get_state(thread_id))
+                state = await self.client.threads.get_state(thread_id, subgraphs=True)
+                question = remote.question_of(state)
             message = question
             if question is None and newest == "error":
                 message = await remote.failure(self.client, thread_id, None)

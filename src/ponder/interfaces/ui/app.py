@@ -76,8 +76,7 @@ def create_app(
         warming = asyncio.create_task(asyncio.to_thread(api.warm_up if not server else _idle))
         yield
         indexer.close()
-        if isinstance(runs, LocalRuns):
-            await runs.close()
+        await runs.close()  # this process's runs stopped (resumable), or its engine connections
         await warming
 
     routes = [

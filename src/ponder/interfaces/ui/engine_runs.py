@@ -43,10 +43,19 @@ class EngineRuns:
     def __init__(self, server: str, environment: Environment) -> None:
         self.server = server
         self.environment = environment
+        self._engines: dict[str, Engine] = {}  # per token: its connections, kept open
+
+    async def close(self) -> None:
+        engines, self._engines = list(self._engines.values()), {}
+        for engine in engines:
+            await engine.close()
 
     def _as(self, user: User) -> Engine:
         name = None if user.name == OPERATOR else user.name  # the operator: PONDER_SERVER_TOKEN
-        return Engine(self.server, engine_token(self.environment, name))
+        token = engine_token(self.environment, name)
+        if token not in self._engines:
+            self._engines[token] = Engine(self.server, token)
+        return self._engines[token]
 
     async def records(self, user: User, limit: int) -> list[Any]:
         return await self._as(user).runs(limit)
