@@ -164,6 +164,8 @@ def test_a_run_started_on_one_ui_is_watched_stopped_resumed_and_deleted_on_the_o
     on_b.shot("watched")
 
     # One live run of alice's at a time, across both UIs (the engine counts).
+    form = {"topic": "What makes the moon's pull uneven?", "mode": "loop"}
+    assert httpx.post(f"{team.b.url}/runs", headers=AS_ALICE, data=form).status_code == 429
     refused = on_b.ask("What makes the moon's pull uneven?")
     assert "/runs/" not in refused.url
     assert "already have 1 run" in refused.locator("[role=alert]").first.inner_text()
@@ -280,6 +282,9 @@ async def _mcp_doors(team: Team) -> None:
     assert f"/runs/{run_id}" in listed.text
     trail = httpx.get(f"{team.b.url}/runs/{run_id}/export.json", headers=as_alice).json()
     assert trail["status"] == "done" and trail["report"]["markdown"] == done.content[0].text
+    replayed = httpx.get(f"{team.b.url}/runs/{run_id}/log", headers=as_alice).json()
+    kinds = {event["kind"] for event in replayed}
+    assert {"round_start", "source", "token"} <= kinds, "its page replays how it was researched"
 
     # Bob cannot resume it through either MCP server: to him it does not exist.
     for address in (team.mcp_a, team.mcp_b):

@@ -4,11 +4,17 @@ here. (With a real engine, two Aegra replicas: ``test_doors_on_aegra.py``.)"""
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from starlette.testclient import TestClient
-from support import closed_address
+from support import closed_address, serve_mcp_http
 
 from ponder.interfaces.ui.app import create_app
 
@@ -44,6 +50,7 @@ def test_an_engine_that_does_not_answer_is_said_on_every_page(engine_down: str, 
 def test_a_question_asked_while_the_engine_is_down_is_kept_on_the_form(engine_down: str) -> None:
     status, text = page("/runs", "alice-ui", "POST", topic="How do tides work?", mode="loop")
     assert status == 502 and "Cannot reach" in text
+    assert ">How do tides work?</textarea>" in text, "what was typed is still there"
 
 
 def test_a_user_without_an_engine_token_is_told_who_sets_it(engine_down: str) -> None:
@@ -69,3 +76,26 @@ def test_the_ui_says_whether_one_process_holds_its_runs(
     monkeypatch.setenv("PONDER_SERVER", "http://engine.example:8000")
     said = ui._who_holds_runs(read_environment())
     assert "held by the engine at http://engine.example:8000" in said
+
+
+async def test_an_mcp_client_without_an_engine_token_is_told_who_sets_it(
+    engine_down: str, tmp_path: Path
+) -> None:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("PONDER_", "OLLAMA_"))},
+        "PONDER_SERVER": engine_down,
+        "PONDER_SERVER_TOKENS": "alice=alice-engine-token",
+        "PONDER_MCP_TOKENS": "alice=alice-mcp,carol=carol-mcp",
+        "PONDER_DATA_DIR": str(tmp_path / "data"),
+        "PONDER_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    process, port = serve_mcp_http(env, "127.0.0.1")
+    try:
+        http = create_mcp_http_client(headers={"Authorization": "Bearer carol-mcp"})
+        address = f"http://127.0.0.1:{port}/mcp"
+        async with http, Client(streamable_http_client(address, http_client=http)) as client:
+            said = await client.call_tool("research", {"question": "How do tides work?"})
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+    assert said.is_error and "carol=TOKEN in PONDER_SERVER_TOKENS" in said.content[0].text

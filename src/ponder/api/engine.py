@@ -25,6 +25,7 @@ from ponder.settings.callers import caller_fields
 if TYPE_CHECKING:
     from ponder.services.storage.runs import RunRecord
 
+LISTED = 100  # the newest runs a listing shows (and history search searches)
 LISTED_AT_ONCE = 8  # threads whose newest run is read at once, for a listing's statuses
 
 
@@ -40,10 +41,11 @@ class Engine:
         await self.client.aclose()
 
     async def runs(self, limit: int) -> list[RunRecord]:
-        """The user's ponder runs, newest first (the engine lists theirs alone)."""
+        """The user's ponder runs, newest first (the engine lists theirs alone), at most
+        ``LISTED`` of them: each costs a call for its status."""
         async with remote.talking_to(self.server):
             threads = await self.client.threads.search(
-                limit=limit, sort_by="updated_at", sort_order="desc"
+                limit=min(limit, LISTED), sort_by="updated_at", sort_order="desc"
             )
             ours = [t for t in threads if "ponder_topic" in (t.get("metadata") or {})]
             gate = asyncio.Semaphore(LISTED_AT_ONCE)
@@ -96,6 +98,10 @@ class Engine:
     async def resume(self, thread_id: str, topic: str, answer: str | None) -> None:
         """Go on with a stopped run from its last checkpoint, or answer its question."""
         async with remote.talking_to(self.server), _refusals():
+            if await self._newest_status(thread_id) in LIVE:  # the engine would run it twice
+                raise InvalidInputError(
+                    f"Run '{thread_id}' is already running — wait for it or stop it."
+                )
             thread = await self.client.threads.get(thread_id)
             stored = dict((thread.get("metadata") or {}).get("ponder_options") or {})
             options = {key: value for key, value in stored.items() if key in caller_fields()}

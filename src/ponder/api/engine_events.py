@@ -13,8 +13,9 @@ numbers; waiting on a question; stopped; failed).
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from ponder.api import remote
@@ -24,6 +25,7 @@ from ponder.core.result import Report, report_numbers
 Entry = tuple[int, dict[str, Any]]
 LIVE = ("pending", "running")  # a run the engine holds, or is about to
 RUNS_READ = 100  # a thread's runs read: each start, stop and answer is one
+REJOIN_SECONDS = 0.5  # before joining again a live run's stream that the engine closed
 
 
 async def thread_events(
@@ -52,34 +54,45 @@ async def _run_events(
     client: Any, thread_id: str, run: dict[str, Any], newest: bool
 ) -> AsyncIterator[dict[str, Any]]:
     yield _stamped({"kind": "status", "status": "running", "turn": 1})
-    parts = client.runs.join_stream(
-        thread_id, run["run_id"], stream_mode=["custom"], last_event_id="-1"
-    )
-    try:
-        async for event in remote.progress(client, thread_id, parts):
-            yield _stamped(event.model_dump())
-    except RemoteServerError as exc:  # the run failed there: its own words
-        yield _stamped({"kind": "status", "status": "failed", "message": str(exc)})
-        return
-    ended = await client.runs.get(thread_id, run["run_id"])
-    yield _stamped(await _how_it_ended(client, thread_id, str(ended["status"]), newest))
+    seen = ["-1"]  # the last part's id: the engine may close a live run's stream early
+    while True:
+        parts = client.runs.join_stream(
+            thread_id, run["run_id"], stream_mode=["custom"], last_event_id=seen[0]
+        )
+        try:
+            async for event in remote.progress(client, thread_id, _noting(parts, seen)):
+                yield _stamped(event.model_dump())
+        except RemoteServerError as exc:  # the run failed there: its own words
+            yield _stamped({"kind": "status", "status": "failed", "message": str(exc)})
+            return
+        status = str((await client.runs.get(thread_id, run["run_id"]))["status"])
+        if status not in LIVE:
+            break
+        await asyncio.sleep(REJOIN_SECONDS)
+    yield _stamped(await _how_it_ended(client, thread_id, status, newest))
+
+
+async def _noting(parts: AsyncIterator[Any], seen: list[str]) -> AsyncGenerator[Any, None]:
+    async for part in parts:
+        if getattr(part, "id", None):
+            seen[0] = str(part.id)
+        yield part
 
 
 async def _how_it_ended(client: Any, thread_id: str, status: str, newest: bool) -> dict[str, Any]:
     said: dict[str, Any] = {"kind": "status"}
-    if status in LIVE:  # the engine closed the stream early: the page asks again later
-        return {**said, "status": "running"}
-    if status == "interrupted":
-        return {**said, "status": "interrupted", "message": "stopped"}
     if status == "error":
         message = await remote.failure(client, thread_id, None)
         return {**said, "status": "failed", "message": message}
-    if not newest:  # an earlier run on the thread that ended well: it paused on a question
-        return {**said, "status": "waiting"}
+    if not newest:  # an earlier run on the thread: it paused on a question, or was stopped
+        ended = "interrupted" if status == "interrupted" else "waiting"
+        return {**said, "status": ended}
     state = await client.threads.get_state(thread_id, subgraphs=True)
-    question = remote.question_of(state)
+    question = remote.question_of(state)  # Aegra calls a pause on a question "interrupted"
     if question is not None:
         return {**said, "status": "waiting", "question": question}
+    if status == "interrupted":
+        return {**said, "status": "interrupted", "message": "stopped"}
     values = state.get("values") or {}
     if not values.get("report"):
         return {**said, "status": "interrupted", "message": "ended without a report"}

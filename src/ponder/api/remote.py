@@ -58,8 +58,7 @@ async def stream_remote(
     ``token``: the bearer token to send (``PONDER_SERVER_TOKEN``), or None."""
     refuse_operator_fields(options)  # the server's operator sets those, not its callers
     Configuration.create(**options)  # a bad setting is an error here, before the server
-    async with talking_to(server):
-        client = client_for(server, token)
+    async with talking_to(server), client_for(server, token) as client:
         # The settings stay with the thread, so a resume from anywhere runs with them.
         metadata = {"ponder_topic": topic, "ponder_options": options}
         thread = await client.threads.create(metadata=metadata)
@@ -76,8 +75,7 @@ async def stream_remote_resume(
 ) -> AsyncIterator[ProgressEvent | Report]:  # fmt: skip
     """Follow a server run again: wait for it, answer its question, or fetch its report."""
     refuse_operator_fields(options)
-    async with talking_to(server):
-        client = client_for(server, token)
+    async with talking_to(server), client_for(server, token) as client:
         try:
             thread = await client.threads.get(thread_id)
         except Exception as exc:
@@ -138,6 +136,7 @@ async def _follow(
             config={"configurable": options},
             stream_mode=["custom"],
             stream_subgraphs=True,
+            stream_resumable=True,  # a page (ponder ui on the same engine) can replay it
             on_disconnect="continue",  # stopping the caller leaves the run going on the server
         )
         async for item in progress(client, thread_id, runs):
@@ -211,8 +210,7 @@ async def remote_runs(server: str, token: str | None, limit: int = 20) -> list[A
     :func:`stream_remote`)."""
     from ponder.services.storage.runs import RunRecord
 
-    async with talking_to(server):
-        client = client_for(server, token)
+    async with talking_to(server), client_for(server, token) as client:
         threads = await client.threads.search(limit=limit, sort_by="updated_at", sort_order="desc")
         ours = [t for t in threads if "ponder_topic" in (t.get("metadata") or {})]
         # (threads of another graph on the same server are not ponder's)

@@ -167,11 +167,21 @@ async def _start(request: Request) -> Response:
         checked = engine_of(request) is None
         topic, asked, options = await asyncio.to_thread(run_options, user, submitted, checked)
         thread_id = await runs.start(user, topic, options, asked)
-    except PonderError as exc:
-        recent = await runs.records(user, HISTORY_LIMIT)
+    except PonderError as exc:  # the form again, with what was typed and why not
+        recent = await _recent(runs, user)
         said = shown.text(user, str(exc))
-        return HTMLResponse(pages.ask_page(form, said, recent), refused_status(exc, 400))
+        status = 502 if isinstance(exc, RemoteServerError) else refused_status(exc, 400)
+        return HTMLResponse(pages.ask_page(form, said, recent), status)
     return redirect_to(f"/runs/{thread_id}")
+
+
+async def _recent(runs: Runs, user: Any) -> list[Any]:
+    """The recent runs beside a refused form; none when the engine cannot list them (the
+    refusal says why)."""
+    try:
+        return await runs.records(user, HISTORY_LIMIT)
+    except PonderError:
+        return []
 
 
 async def _models(request: Request) -> JSONResponse:

@@ -61,12 +61,14 @@ async def events(request: Request) -> Response:
     after = _last_event_id(request)
     runs, user = runs_of(request), user_of(request)
     view = shown.view_for(user)
-    seen: list[tuple[int, dict[str, Any]]] = []  # this stream's events, for the draft
+    seen: list[tuple[int, dict[str, Any]]] = []  # the run's events so far, for the draft
 
     async def follow() -> Any:
-        async for entry in runs.follow(user, record.thread_id, after):
+        # From the start: a tab that reconnects mid-draft gets the whole draft, not its tail.
+        async for entry in runs.follow(user, record.thread_id, 0):
             seen.append(entry)
-            yield entry
+            if entry[0] > after:
+                yield entry
 
     def log() -> list[tuple[int, dict[str, Any]]]:
         return [(seq, shown.event(view, event)) for seq, event in seen]
