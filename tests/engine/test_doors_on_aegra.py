@@ -1,9 +1,10 @@
 """ponder's doors as clients of one engine (two Aegra replicas on one PostgreSQL and one Redis,
 ponder's own langgraph.json): two `ponder ui` and two `ponder mcp --http`, each talking to its
 own replica. In a real browser, a run started through one UI is watched, stopped, resumed and
-deleted through the other; through the official MCP client, a run started on one MCP server
-is another door's run too. A caller's limit of one live run holds across all of them, and
-another user sees none of it. No door keeps a run of its own: the engine holds them all.
+deleted through the other, and its clarifying question is answered there; through the
+official MCP client, a run started on one MCP server is another door's run too. A caller's
+limit of one live run holds across all of them, and another user sees none of it. No door
+keeps a run of its own: the engine holds them all.
 
 Run by ``make test-engine`` (Aegra needs Python 3.12: its own virtual environment).
 """
@@ -25,7 +26,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from support import UiServer, serve_mcp_http, write_corpus
+from support import UiServer, ask_once, serve_mcp_http, write_corpus
 from support.aegra import aegra_replicas, engine_venv, redis_server
 from support.langgraph_dev import TOKENS
 
@@ -139,9 +140,9 @@ class Tab:
         self.page.click("form.ask button[type=submit]")
         return self.page
 
-    def status(self, status: str) -> None:
+    def status(self, status: str, wait: int = WAIT) -> None:
         try:
-            self.page.wait_for_selector(f"#status.status-{status}", timeout=WAIT)
+            self.page.wait_for_selector(f"#status.status-{status}", timeout=wait)
         except Exception:
             self.shot(f"not-{status}")
             print(self.page.url, self.page.locator("body").inner_text()[:2000])
@@ -216,6 +217,37 @@ def test_a_run_started_on_one_ui_is_watched_stopped_resumed_and_deleted_on_the_o
     on_a.status("interrupted")
     for tab in (on_a, on_b):
         tab.context.close()
+
+
+def test_a_question_asked_through_one_ui_is_answered_through_the_other(
+    team: Team, browser: Any
+) -> None:
+    team.scripted.delay = 0.05  # a deep run makes many calls: quick ones here
+    ask_once(team.scripted)
+    on_a, on_b = Tab(browser, team.a, "alice"), Tab(browser, team.b, "alice")
+    try:
+        on_a.go("/")
+        on_a.page.fill("#topic", "Tides and harbours")
+        on_a.page.check("input[name=mode][value=deep]")
+        on_a.page.click("form.ask button[type=submit]")
+        on_a.page.wait_for_url("**/runs/*")
+        run = urlsplit(on_a.page.url).path
+        on_a.status("waiting", WAIT * 2)  # Aegra ends a run paused on a question as "interrupted"
+        assert on_a.page.locator("#question").inner_text() == "Which coast do you mean?"
+        on_b.go(run)
+        on_b.status("waiting")
+        on_b.page.fill("#answer", "The Atlantic coast")
+        on_b.page.click("#clarify button[type=submit]")
+        on_b.status("done")
+        on_a.go(run)  # a tab that showed the question ended its stream there: it reloads
+        on_a.status("done")
+        assert on_a.page.locator("#report a.cite").count() > 0
+        on_a.shot("answered-elsewhere")
+    finally:
+        team.scripted.delay = SLOW_CALLS
+        team.scripted.overrides.pop("Clarification", None)
+        for tab in (on_a, on_b):
+            tab.context.close()
 
 
 def test_another_user_sees_nothing_of_alice_s_runs_on_either_ui(team: Team, browser: Any) -> None:
