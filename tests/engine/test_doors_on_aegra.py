@@ -1,7 +1,8 @@
 """ponder's doors as clients of one engine (two Aegra replicas on one PostgreSQL and one Redis,
 ponder's own langgraph.json): two `ponder ui` and two `ponder mcp --http`, each talking to its
 own replica. In a real browser, a run started through one UI is watched, stopped, resumed and
-deleted through the other, and its clarifying question is answered there; through the
+deleted through the other, a follow-up asked there becomes its next turn, and its
+clarifying question is answered there; through the
 official MCP client, a run started on one MCP server is another door's run too. A caller's
 limit of one live run holds across all of them, and another user sees none of it. No door
 keeps a run of its own: the engine holds them all.
@@ -187,9 +188,29 @@ def test_a_run_started_on_one_ui_is_watched_stopped_resumed_and_deleted_on_the_o
     cited = on_a.page.locator("#report .cited").count()
     assert cited and on_b.page.locator("#report .cited").count() == cited
     on_b.shot("done")
-    assert on_b.page.locator("#follow").count() == 0, "no follow-up offered on an engine's run"
-    said = httpx.post(f"{team.b.url}{run}/follow-up", headers=AS_ALICE, data={"topic": "And?"})
-    assert said.status_code == 409 and "not offered on runs an engine holds" in said.text
+
+    # A follow-up asked on B is the thread's next turn, on the engine: A shows both turns.
+    on_b.page.fill("#follow-up", "Which harbours close at low tide?")
+    on_b.page.click("#follow button[type=submit]")
+    on_b.page.wait_for_url(f"**{run}#turn-2")
+    on_b.status("done")
+    on_a.go(run)
+    on_a.status("done")
+    assert on_a.page.locator("section.turn").count() == 2
+    assert (
+        "Which harbours close at low tide?" in on_a.page.locator("#turn-2 .question").inner_text()
+    )
+    assert on_a.page.locator("#turn-1 article.report a.cite").count() > 0
+    assert on_a.page.locator("#turn-2 #report a.cite").count() > 0
+    on_a.shot("follow-up-elsewhere")
+    trail = httpx.get(f"{team.a.url}{run}/export.json", headers=AS_ALICE).json()
+    assert [t["question"] for t in trail["turns"]] == [
+        "How do the tides of the sea work?", "Which harbours close at low tide?"
+    ]  # fmt: skip
+    calls = [t["report"]["stats"]["llm_calls"] for t in trail["turns"]]
+    live = [e for e in httpx.get(f"{team.a.url}{run}/log", headers=AS_ALICE).json()
+            if e.get("status") == "done"]  # fmt: skip
+    assert live[-1]["stats"]["llm_calls"] == calls[1] > 0, "each turn's cost is its own"
 
     # A tab that reconnects to the other UI with Last-Event-ID gets the rest, from the engine.
     whole = httpx.get(f"{team.a.url}{run}/log", headers=AS_ALICE).json()

@@ -16,13 +16,14 @@ import dataclasses
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from ponder.api import remote
-from ponder.api.engine_events import LIVE, Entry, thread_events, worked_seconds
+from ponder.api import engine_turns, remote
+from ponder.api.engine_events import LIVE, Entry, thread_events
 from ponder.core.errors import InvalidInputError, TooManyRunsError
-from ponder.core.result import Report
+from ponder.core.topic import clean_topic
 from ponder.settings.callers import caller_fields
 
 if TYPE_CHECKING:
+    from ponder.api.history import Turn
     from ponder.services.storage.runs import RunRecord
 
 LISTED = 100  # the newest runs a listing shows (and history search searches)
@@ -98,13 +99,8 @@ class Engine:
     async def resume(self, thread_id: str, topic: str, answer: str | None) -> None:
         """Go on with a stopped run from its last checkpoint, or answer its question."""
         async with remote.talking_to(self.server), _refusals():
-            if await self._newest_status(thread_id) in LIVE:  # the engine would run it twice
-                raise InvalidInputError(
-                    f"Run '{thread_id}' is already running — wait for it or stop it."
-                )
-            thread = await self.client.threads.get(thread_id)
-            stored = dict((thread.get("metadata") or {}).get("ponder_options") or {})
-            options = {key: value for key, value in stored.items() if key in caller_fields()}
+            await self._not_running(thread_id)
+            options = _options(await self.client.threads.get(thread_id))
             state = await self.client.threads.get_state(thread_id)
             if answer:
                 await self._launch(thread_id, options, command={"resume": answer})
@@ -112,6 +108,37 @@ class Engine:
                 await self._launch(thread_id, options, **resumed)
             else:  # stopped before its first step: start it
                 await self._launch(thread_id, options, input={"topic": topic})
+
+    async def follow_up(self, record: RunRecord, question: str) -> int:
+        """Ask ``question`` on a finished run: the thread's next turn; its number."""
+        question = clean_topic(question)
+        async with remote.talking_to(self.server), _refusals():
+            await self._not_running(record.thread_id)
+            if record.status != "done":
+                raise InvalidInputError(
+                    f"This run is {record.status}: a follow-up builds on a finished run. "
+                    "Wait for it to finish (or press Resume), then ask again."
+                )
+            thread = await self.client.threads.get(record.thread_id)
+            state = await self.client.threads.get_state(record.thread_id)
+            ended = engine_turns.checkpoint_of(state)  # where the finished turn ended
+            chat = {"messages": [{"role": "user", "content": question}]}
+            run = await self._launch(record.thread_id, _options(thread), input=chat)
+            metadata = dict(thread.get("metadata") or {})
+            later = [*engine_turns.follow_ups(metadata), {
+                "question": question, "run": run["run_id"], "after": ended,
+            }]  # fmt: skip
+            await self.client.threads.update(
+                record.thread_id, metadata={**metadata, engine_turns.TURNS_KEY: later}
+            )
+        return len(later) + 1
+
+    async def turns(self, record: RunRecord, only: int | None = None) -> list[Turn]:
+        """The run's turns, each with its report (:mod:`.engine_turns`)."""
+        async with remote.talking_to(self.server):
+            thread = await self.client.threads.get(record.thread_id)
+            metadata = dict(thread.get("metadata") or {})
+            return await engine_turns.read_turns(self.client, record, metadata, only)
 
     async def stop(self, thread_id: str) -> bool:
         """Cancel the thread's live runs (whichever replica holds them); False: none was."""
@@ -139,17 +166,6 @@ class Engine:
             state = await self.client.threads.get_state(thread_id)
         return dict(state.get("values") or {})
 
-    async def report(self, record: RunRecord) -> Report | None:
-        """A finished run's report (None: not finished)."""
-        if record.status != "done":
-            return None
-        values = await self.state(record.thread_id)
-        if not values.get("report"):
-            return None
-        async with remote.talking_to(self.server):
-            worked = await worked_seconds(self.client, record.thread_id)
-        return Report.from_state(record.topic, record.thread_id, values, worked)
-
     async def _thread(self, thread_id: str) -> dict[str, Any] | None:
         try:
             return dict(await self.client.threads.get(thread_id))
@@ -158,13 +174,21 @@ class Engine:
                 return None
             raise
 
+    async def _not_running(self, thread_id: str) -> None:
+        if await self._newest_status(thread_id) in LIVE:  # the engine would run it twice
+            raise InvalidInputError(
+                f"Run '{thread_id}' is already running — wait for it or stop it."
+            )
+
     async def _newest_status(self, thread_id: str) -> str | None:
         runs = await self.client.runs.list(thread_id, limit=1)
         return str(runs[0]["status"]) if runs else None
 
-    async def _launch(self, thread_id: str, options: dict[str, Any], **start: Any) -> None:
+    async def _launch(
+        self, thread_id: str, options: dict[str, Any], **start: Any
+    ) -> dict[str, Any]:
         """A background run, its stream kept for every tab (any process's) to join."""
-        await self.client.runs.create(
+        return await self.client.runs.create(
             thread_id,
             remote.GRAPH,
             **start,
@@ -186,17 +210,23 @@ async def _refusals() -> AsyncIterator[None]:
         raise
 
 
+def _options(thread: dict[str, Any]) -> dict[str, Any]:
+    """What the caller asked for when the run began (a resume or a follow-up runs with it,
+    vetted again by the engine), a caller's fields alone."""
+    stored = dict((thread.get("metadata") or {}).get("ponder_options") or {})
+    return {key: value for key, value in stored.items() if key in caller_fields()}
+
+
 def _record(
     thread: dict[str, Any], newest_run: str | None, message: str | None, server: str
 ) -> RunRecord:
     from ponder.services.storage.runs import RunRecord
 
-    metadata = thread.get("metadata") or {}
-    options = dict(metadata.get("ponder_options") or {})
+    metadata = dict(thread.get("metadata") or {})
     return RunRecord(
         thread_id=str(thread["thread_id"]),
         topic=str(metadata["ponder_topic"]),
-        config={key: value for key, value in options.items() if key in caller_fields()},
+        config=_options(thread),
         status=remote.status_of(str(thread.get("status")), newest_run),
         created=remote.epoch(thread.get("created_at")),
         updated=remote.epoch(thread.get("updated_at")),
@@ -204,4 +234,5 @@ def _record(
         message=message,
         host=server,
         elsewhere=True,
+        questions=engine_turns.questions(metadata),
     )

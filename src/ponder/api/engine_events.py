@@ -19,8 +19,9 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from ponder.api import remote
+from ponder.api.engine_turns import latest_report, turn_starts
 from ponder.core.errors import RemoteServerError
-from ponder.core.result import Report, report_numbers
+from ponder.core.result import report_numbers
 
 Entry = tuple[int, dict[str, Any]]
 LIVE = ("pending", "running")  # a run the engine holds, or is about to
@@ -33,7 +34,7 @@ async def thread_events(
 ) -> AsyncIterator[Entry]:
     """The thread's events after ``after``, then live ones until its newest run ends (and
     any run started meanwhile, by another tab or process)."""
-    seq = 0
+    seq, turn = 0, 1
     joined: set[str] = set()
     async with remote.talking_to(server):
         while True:
@@ -41,19 +42,24 @@ async def thread_events(
             fresh = [run for run in _oldest_first(runs) if run["run_id"] not in joined]
             if not fresh:
                 return
+            thread = await client.threads.get(thread_id)
+            starts = turn_starts(dict(thread.get("metadata") or {}))
             for run in fresh:
                 joined.add(run["run_id"])
                 newest = run is fresh[-1] and len(joined) == len(runs)
-                async for event in _run_events(client, thread_id, run, newest):
+                # Where a turn begins: the page's live view replays its latest turn only.
+                turn, question = starts.get(run["run_id"], (turn, ""))
+                began = {"turn": turn, **({"question": question} if question else {})}
+                async for event in _run_events(client, thread_id, run, newest, began):
                     seq += 1
                     if seq > after:
                         yield seq, event
 
 
 async def _run_events(
-    client: Any, thread_id: str, run: dict[str, Any], newest: bool
+    client: Any, thread_id: str, run: dict[str, Any], newest: bool, began: dict[str, Any]
 ) -> AsyncIterator[dict[str, Any]]:
-    yield _stamped({"kind": "status", "status": "running", "turn": 1})
+    yield _stamped({"kind": "status", "status": "running", **began})
     seen = ["-1"]  # the last part's id: the engine may close a live run's stream early
     while True:
         parts = client.runs.join_stream(
@@ -93,20 +99,11 @@ async def _how_it_ended(client: Any, thread_id: str, status: str, newest: bool) 
         return {**said, "status": "waiting", "question": question}
     if status == "interrupted":
         return {**said, "status": "interrupted", "message": "stopped"}
-    values = state.get("values") or {}
-    if not values.get("report"):
+    thread = await client.threads.get(thread_id)
+    report = await latest_report(client, thread_id, dict(thread.get("metadata") or {}))
+    if report is None:
         return {**said, "status": "interrupted", "message": "ended without a report"}
-    worked = await worked_seconds(client, thread_id)
-    report = Report.from_state(str(values.get("topic") or ""), thread_id, values, worked)
     return {**said, "status": "done", "stats": report.stats.model_dump(), **report_numbers(report)}
-
-
-async def worked_seconds(client: Any, thread_id: str) -> float:
-    """How long the engine worked on the thread: each run's time, from its creation to its
-    last change (a stopped run's wait for its resume is not counted)."""
-    runs = await client.runs.list(thread_id, limit=RUNS_READ)
-    spans = [remote.epoch(r.get("updated_at")) - remote.epoch(r.get("created_at")) for r in runs]
-    return sum(max(span, 0.0) for span in spans)
 
 
 def _oldest_first(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:

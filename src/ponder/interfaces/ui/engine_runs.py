@@ -9,9 +9,9 @@ started through one is watched, stopped and deleted through another. Everyone is
 engine's callers here, the UI's operator too (with ``PONDER_SERVER_TOKEN``): the engine's
 operator settings are set on the engine.
 
-What the engine does not hold yet stays out: follow-up questions (a thread's turns are kept
-in ponder's own run history), and the documents page (documents are indexed where the
-engine runs). Both say so on the page.
+A follow-up is the thread's next turn on the engine (:mod:`ponder.api.engine_turns`). The
+documents page stays out: documents are indexed where the engine runs, and the page says
+so.
 """
 
 from __future__ import annotations
@@ -22,23 +22,17 @@ from typing import Any
 from ponder.api.engine import Engine
 from ponder.api.engine_events import Entry
 from ponder.api.history import Turn
-from ponder.core.errors import InvalidInputError
 from ponder.core.result import Report
 from ponder.interfaces.tokens import engine_token
 from ponder.interfaces.ui.access import OPERATOR, User
 from ponder.settings.environment import Environment
-
-NO_FOLLOW_UPS = (
-    "Follow-up questions are not offered on runs an engine holds yet — ask a new question "
-    "instead (its first words can name what you asked before)."
-)
 
 
 class EngineRuns:
     """Runs held by the engine at ``server``, each call made as the user who asked."""
 
     one_process = False
-    follow_ups = False  # a thread's turns are kept in ponder's own run history
+    follow_ups = True
 
     def __init__(self, server: str, environment: Environment) -> None:
         self.server = server
@@ -77,7 +71,7 @@ class EngineRuns:
         await self._as(user).resume(record.thread_id, record.topic, answer)
 
     async def follow_up(self, user: User, record: Any, question: str) -> int:
-        raise InvalidInputError(NO_FOLLOW_UPS)
+        return await self._as(user).follow_up(record, question)
 
     async def stop(self, user: User, thread_id: str) -> bool:
         return await self._as(user).stop(thread_id)
@@ -98,30 +92,33 @@ class EngineRuns:
     async def turns(self, user: User, thread_id: str, only: int | None = None) -> list[Turn]:
         engine = self._as(user)
         record = await engine.run(thread_id)
-        if record is None:
-            return []
-        report = await engine.report(record)
-        ended = record.updated if report is not None else None
-        return [Turn(1, record.topic, record.created, ended, report)]
+        return [] if record is None else await engine.turns(record, only)
 
     async def reports(self, user: User, thread_id: str, turn: int | None) -> list[Report]:
-        return [t.report for t in await self.turns(user, thread_id) if t.report is not None]
+        turns = await self.turns(user, thread_id, turn)
+        chosen = [t for t in turns if turn in (None, t.number)]
+        return [t.report for t in chosen if t.report is not None]
 
     async def trail(self, user: User, thread_id: str, turn: int | None) -> dict[str, Any] | None:
-        """The JSON trail, as a local run's (:func:`ponder.api.history.trail`), of its turn."""
+        """The JSON trail, as a local run's (:func:`ponder.api.history.trail`): every turn,
+        or one; what was read, as the thread stands now."""
         engine = self._as(user)
         record = await engine.run(thread_id)
         if record is None:
             return None
+        turns = [t for t in await engine.turns(record, turn) if turn in (None, t.number)]
+        if not turns:
+            return None
         values = await engine.state(thread_id)
-        report = await engine.report(record)
-        written = report.model_dump() if report is not None else None
-        ended = record.updated if report is not None else None
-        asked = {"turn": 1, "question": record.topic, "started": record.created, "ended": ended}
+        turned = [
+            {"turn": t.number, "question": t.question, "started": t.started, "ended": t.ended,
+             "report": t.report.model_dump() if t.report is not None else None}
+            for t in turns
+        ]  # fmt: skip
         return {
             "thread_id": thread_id, "topic": record.topic, "status": record.status,
             "created": record.created, "updated": record.updated, "config": record.config,
             "queries": list(values.get("queries_run") or []),
             "sources": [dict(source) for source in values.get("sources") or []],
-            "report": written, "turns": [{**asked, "report": written}],
+            "report": turned[-1]["report"], "turns": turned,
         }  # fmt: skip
