@@ -107,6 +107,9 @@ class RunStats(BaseModel):
         0, description="Parts the written report left uncited, completed with a quote."
     )
     report_sections: int = Field(0, description="Sections of a deep report written one by one.")
+    budget_ended: str = Field(
+        "", description="The budget that ended the research early: time or tokens (none: '')."
+    )
     sections_from_notes: int = Field(
         0, description="Report sections made of cited notes: the model's text was unusable."
     )

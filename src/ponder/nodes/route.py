@@ -7,6 +7,7 @@ from typing import Any, Literal
 from langchain_core.runnables import RunnableConfig
 
 from ponder.core.state import LoopState, graph_count
+from ponder.services.research.budget import Spent, budget_spent
 from ponder.settings.configuration import Configuration
 from ponder.settings.run_settings import run_configuration
 
@@ -33,7 +34,8 @@ def rounds_done(state: LoopState, settings: Configuration) -> int:
 
 
 def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
-    """Hand off a broad topic, stop when sufficient or out of rounds, else search again."""
+    """Hand off a broad topic, stop when sufficient, out of rounds or out of budget, else
+    search again."""
     settings = run_configuration(config)
     reflection: dict[str, Any] = dict(state.get("reflection") or {})
     if settings.mode == "auto" and reflection.get("scope") == "broad":
@@ -44,7 +46,19 @@ def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
         return "finalize_summary"
     if not state.get("queries"):
         return "finalize_summary"
+    if budget_ended(state, settings):
+        return "finalize_summary"
     return "web_research"
+
+
+def budget_ended(state: LoopState, settings: Configuration) -> str | None:
+    """The budget ("time", "tokens") that leaves no room for another round before the
+    report, or None (:mod:`ponder.services.research.budget`)."""
+    return budget_spent(spent_by(state, settings), settings)
+
+
+def spent_by(state: LoopState, settings: Configuration) -> Spent:
+    return Spent.of(state.get("stats"), rounds_done(state, settings))
 
 
 def route_research_no_handoff(state: LoopState, config: RunnableConfig) -> InResearcher:

@@ -19,6 +19,7 @@ from ponder.core.state import graph_count
 from ponder.nodes.context import NodeContext, node
 from ponder.prompts.schemas import SupervisorDecision
 from ponder.services.model.prompt import Prompt
+from ponder.services.research.budget import Spent, budget_spent, said
 from ponder.services.research.vetting import is_junk_subtopic, normalise
 from ponder.services.text.citations import remap
 from ponder.settings.run_settings import run_configuration
@@ -89,6 +90,13 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
         if queued:
             ctx.warn(f"Out of supervisor rounds; not researched: {', '.join(queued)}.")
         return {**update, "queued": [], "dispatch": []}
+    # A budget with no room for another round of researchers and the report ends it here
+    # (the researchers' time adds up, though they ran side by side: it errs on the early side).
+    ended = budget_spent(Spent.of(state.get("stats"), done_rounds), ctx.config)
+    if ended:
+        ctx.warn(said(ended, ctx.config, done_rounds, ctx.config.max_supervisor_rounds))
+        stats = {"budget_ended": ended}
+        return {**update, "queued": [], "dispatch": [], "stats": stats}
     candidates = list(queued)
     complete = False
     if not queued or len(queued) < ctx.config.max_concurrent_researchers:

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import re
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
 from ponder.settings.flag import Flag
 from ponder.settings.settable import Caller
+
+_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?")
+
+
+def seconds_of(value: Any) -> Any:
+    """A duration as seconds: a number, or text with units (90, 90s, 5m, 1h30m)."""
+    if not isinstance(value, str) or not value.strip():
+        return value
+    found = _DURATION.fullmatch(value.strip().lower())
+    if found is None or not any(found.groups()):
+        raise ValueError(f"{value!r} is not a duration: give seconds, or 90s, 5m, 1h30m")
+    hours, minutes, seconds = (float(part or 0) for part in found.groups())
+    return hours * 3600 + minutes * 60 + seconds
 
 
 class ResearchLoop(BaseModel):
@@ -35,4 +49,35 @@ class ResearchLoop(BaseModel):
         le=20,
         description="…citing at least this many distinct sources. Otherwise the loop searches "
         "on while max_loops allows.",
+    )
+    time_budget: Annotated[
+        Caller[float | None],
+        BeforeValidator(seconds_of),
+        Flag(
+            "--time-budget",
+            "research only as long as leaves time for the report within this (90s, 5m, 1h)",
+            metavar="DURATION",
+        ),
+    ] = Field(
+        None,
+        ge=30,
+        le=86_400,
+        description="Seconds the research loop may take, its report included (90s, 5m, "
+        "1h): it plans its rounds to leave the report its time, from this run's own "
+        "model speed. Unset: only max_loops bounds it.",
+    )
+    token_budget: Annotated[
+        Caller[int | None],
+        Flag(
+            "--token-budget",
+            "research only as long as leaves tokens for the report within this many",
+            metavar="N",
+            parse="int",
+        ),
+    ] = Field(
+        None,
+        ge=2000,
+        le=10_000_000,
+        description="Tokens (read and written, as the model server counts them) the "
+        "research loop may spend, its report included. Unset: only max_loops bounds it.",
     )

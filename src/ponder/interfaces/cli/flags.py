@@ -24,6 +24,17 @@ RUN_FLAGS: dict[str, Flag] = {
     ),
     "ollama_base_url": Flag("--ollama-url", "where Ollama listens", metavar="URL"),
     "max_loops": Flag("--loops", "maximum search rounds", metavar="N", parse="int"),
+    "time_budget": Flag(
+        "--time-budget",
+        "research only as long as leaves time for the report within this (90s, 5m, 1h)",
+        metavar="DURATION",
+    ),
+    "token_budget": Flag(
+        "--token-budget",
+        "research only as long as leaves tokens for the report within this many",
+        metavar="N",
+        parse="int",
+    ),
     "search": Flag(
         "--search",
         "search backend(s): {choices}; several comma-separated",

@@ -47,6 +47,9 @@ class Material:
     notes: list[Note] | None = None
     brief: str = ""
     problems: Sequence[str] = ()  # the run's warnings: a report of nothing found says them
+    # False: no model call (a token budget left too little): the report is built from the
+    # sources and the summary's cited findings, as when the model's text is unusable.
+    drafted: bool = True
 
 
 @dataclass
@@ -87,7 +90,7 @@ async def write_report(
     drafter = Drafter(llm, topic, sources, aspects, warn)
     if material.notes is None:
         notes = material.summary
-        body = await drafter.from_summary(notes)
+        body = await drafter.from_summary(notes) if material.drafted else ""
     else:
         notes = notes_markdown(material.notes)
         body = await drafter.from_notes(material.notes, notes, material.brief or topic)

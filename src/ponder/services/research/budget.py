@@ -1,0 +1,120 @@
+"""A run's time and token budgets (``time_budget``, ``token_budget``): what the research has
+spent, what one more round and the report would cost, learned from this run's own calls.
+
+The loop asks before each round after the first (:func:`budget_spent`): it searches again
+only when what it spent, one more round as costly as its costliest so far may be, and the
+report's reserve all fit. What a run spent is read from its statistics: the seconds its
+nodes took (the loop's nodes run one at a time, so that is its working time, and a pause
+for an answer is not counted) and the tokens the model server counted.
+
+The report's reserve: its tokens are bounded by the settings that shape it (the running
+summary, the evidence shown, and what the model may write); its time is two of this run's
+model calls (a report and a repair), or its output tokens at this run's writing speed,
+whichever is longer. The report itself is then held to the tokens left
+(:func:`report_tokens`): a report written past a token budget would break it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ponder.settings.configuration import Configuration
+
+REPORT_CALLS = 2  # the report, and a repair of it when its text degenerated
+ROUND_MARGIN = 1.25  # a round may cost more than the average of those before it
+PROMPT_OVERHEAD = 600  # the report prompt's instructions and sources' list, in tokens
+SHORTEST_REPORT = 256  # tokens: a report held to fewer says too little to be worth it
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What a run has spent so far, from its statistics."""
+
+    seconds: float
+    tokens: int
+    rounds: int
+    calls: int
+    model_seconds: float
+    written: int  # completion tokens
+
+    @classmethod
+    def of(cls, stats: dict[str, Any] | None, rounds: int) -> Spent:
+        stats = stats or {}
+        seconds = sum(float(s) for s in (stats.get("node_seconds") or {}).values())
+        written = int(stats.get("completion_tokens") or 0)
+        return cls(
+            seconds=seconds,
+            tokens=int(stats.get("prompt_tokens") or 0) + written,
+            rounds=rounds,
+            calls=int(stats.get("llm_calls") or 0),
+            model_seconds=float(stats.get("model_seconds") or 0.0),
+            written=written,
+        )
+
+
+def report_reserve(spent: Spent, settings: Configuration) -> tuple[float, int]:
+    """The seconds and tokens to keep for the report."""
+    tokens = settings.summary_tokens + settings.evidence_tokens + PROMPT_OVERHEAD
+    tokens += settings.num_predict
+    per_call = spent.model_seconds / spent.calls if spent.calls else 0.0
+    per_written = spent.model_seconds / spent.written if spent.written else 0.0
+    seconds = max(REPORT_CALLS * per_call, settings.num_predict * per_written)
+    return seconds, tokens
+
+
+def budget_spent(spent: Spent, settings: Configuration) -> str | None:
+    """Which budget leaves no room for another round and the report ("time", "tokens"),
+    or None (none set, or both have room)."""
+    if spent.rounds < 1:
+        return None  # nothing measured yet: the first round runs
+    reserve_seconds, reserve_tokens = report_reserve(spent, settings)
+    round_seconds = ROUND_MARGIN * spent.seconds / spent.rounds
+    round_tokens = ROUND_MARGIN * spent.tokens / spent.rounds
+    budget = settings.time_budget
+    if budget is not None and spent.seconds + round_seconds + reserve_seconds > budget:
+        return "time"
+    tokens = settings.token_budget
+    if tokens is not None and spent.tokens + round_tokens + reserve_tokens > tokens:
+        return "tokens"
+    return None
+
+
+def report_tokens(spent: Spent, settings: Configuration) -> int | None:
+    """The most the report may write to stay within the token budget (None: no budget; 0:
+    too few tokens are left for the model's report, so it is built from the sources)."""
+    if settings.token_budget is None:
+        return None
+    reading = settings.summary_tokens + settings.evidence_tokens + PROMPT_OVERHEAD
+    left = settings.token_budget - spent.tokens - reading
+    if left < SHORTEST_REPORT:
+        return 0
+    return min(settings.num_predict, left)
+
+
+def said(reason: str, settings: Configuration, rounds: int, most: int | None = None) -> str:
+    """The report's note on a budget that ended the research after ``rounds`` of ``most``
+    (the loop's ``max_loops``, or the deep pipeline's supervisor rounds)."""
+    if reason == "time":
+        limit = f"time budget ({_duration(settings.time_budget or 0)})"
+    else:
+        limit = f"token budget ({settings.token_budget:,} tokens)"
+    return (
+        f"The {limit} ended the research after {rounds} of {most or settings.max_loops} "
+        "round(s), "
+        "leaving the report its share."
+    )
+
+
+def noted(markdown: str, note: str) -> str:
+    """The report with ``note`` in italics under its title (the first line, a heading)."""
+    title, newline, rest = markdown.partition("\n")
+    if not title.startswith("# "):
+        return f"*{note}*\n\n{markdown}"
+    return f"{title}\n\n*{note}*\n{newline}{rest.lstrip(chr(10))}"
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    parts = [f"{minutes} min" if minutes else "", f"{rest} s" if rest or not minutes else ""]
+    return " ".join(part for part in parts if part)

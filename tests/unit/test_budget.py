@@ -1,0 +1,74 @@
+"""The budget's arithmetic: when another round no longer fits before the report, and how
+much the report may write, from what a run spent (its statistics)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ponder.core.errors import ConfigurationError
+from ponder.services.research.budget import Spent, budget_spent, report_tokens, said
+from ponder.settings.configuration import Configuration
+
+# Two rounds in 40 s of node time and 3,000 tokens: 6 calls of 5 s, 600 tokens written.
+TWO_ROUNDS = Spent(seconds=40.0, tokens=3000, rounds=2, calls=6, model_seconds=30.0, written=600)
+
+
+def settings(**values: object) -> Configuration:
+    return Configuration.create(model="m", **values)  # type: ignore[arg-type]
+
+
+def test_without_a_budget_or_before_a_round_nothing_ends_the_research() -> None:
+    assert budget_spent(TWO_ROUNDS, settings()) is None
+    first = Spent(seconds=500.0, tokens=90_000, rounds=0, calls=1, model_seconds=5, written=9)
+    assert budget_spent(first, settings(time_budget=60, token_budget=2000)) is None
+
+
+def test_a_time_budget_leaves_room_for_a_round_as_costly_as_any_and_the_report() -> None:
+    # 40 s spent, a round of 20 s × 1.25, and the report: 1,024 tokens at 0.05 s each.
+    needed = 40 + 25 + 1024 * 0.05
+    assert budget_spent(TWO_ROUNDS, settings(time_budget=needed - 1)) == "time"
+    assert budget_spent(TWO_ROUNDS, settings(time_budget=needed + 1)) is None
+
+
+def test_a_token_budget_leaves_room_for_a_round_and_what_the_report_reads_and_writes() -> None:
+    s = settings(num_predict=512, summary_tokens=400, evidence_tokens=600)
+    needed = 3000 + 1.25 * 1500 + (400 + 600 + 600 + 512)
+    fits = int(needed)  # 6,987: exactly enough
+    assert budget_spent(TWO_ROUNDS, s.model_copy(update={"token_budget": fits - 1})) == "tokens"
+    assert budget_spent(TWO_ROUNDS, s.model_copy(update={"token_budget": fits})) is None
+
+
+def test_the_report_writes_only_what_the_token_budget_has_left() -> None:
+    s = settings(num_predict=1024, summary_tokens=400, evidence_tokens=600)
+    assert report_tokens(TWO_ROUNDS, s) is None
+    reading = 400 + 600 + 600
+    roomy = s.model_copy(update={"token_budget": 3000 + reading + 5000})
+    assert report_tokens(TWO_ROUNDS, roomy) == 1024
+    tight = s.model_copy(update={"token_budget": 3000 + reading + 300})
+    assert report_tokens(TWO_ROUNDS, tight) == 300
+    spent = s.model_copy(update={"token_budget": 3000 + reading + 100})
+    assert report_tokens(TWO_ROUNDS, spent) == 0, "too little for a model's report"
+
+
+@pytest.mark.parametrize(
+    ("given", "seconds"), [("90", 90), ("90s", 90), ("5m", 300), ("1h30m", 5400), (120, 120)]
+)
+def test_a_time_budget_is_read_as_a_duration(given: object, seconds: float) -> None:
+    assert settings(time_budget=given).time_budget == seconds
+
+
+@pytest.mark.parametrize("given", ["soon", "5 minutes", "10s", "-5m"])
+def test_a_time_budget_that_is_no_usable_duration_is_refused_with_what_to_give(
+    given: str,
+) -> None:
+    with pytest.raises(ConfigurationError, match="time_budget"):
+        settings(time_budget=given)
+
+
+def test_the_report_says_which_budget_ended_the_research() -> None:
+    s = settings(time_budget="5m", max_loops=4)
+    assert said("time", s, 2) == (
+        "The time budget (5 min) ended the research after 2 of 4 round(s), leaving the "
+        "report its share."
+    )
+    assert "token budget (30,000 tokens)" in said("tokens", settings(token_budget=30000), 1)
