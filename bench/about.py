@@ -320,6 +320,20 @@ template) and the median of the next five (target: the PDF in under 5 s).
         f"{PY} bench/run.py --only exports",
     ),
     Part(
+        "budgets",
+        "Budgets",
+        """
+A focused run of six rounds over the Python docs' HTML pages, with the scripted rig paced
+as a slow local model (2 s a call and 30 ms a token written): with a time budget of 60 %
+of the unbudgeted run's time (target: it ends no later than 10 % past its budget, with a
+cited report), and with token budgets of 50, 70 and 90 % of the unbudgeted run's tokens as
+the rig counts them (target: never more, always a cited report). A budget keeps room for a
+report of `num_predict` tokens (400 here) at the speed the run measured, latency included,
+so with the rig's short reports a budgeted run ends early rather than late.
+""",
+        f"{PY} bench/run.py --only budgets",
+    ),
+    Part(
         "startup",
         "Start-up",
         """

@@ -50,6 +50,9 @@ One module per benchmark, each named as its figures are in the JSON:
   finished focused report's page height (ui_height.py, target ≤ 1.5 windows at 1280×900)
 - exports (exports.py): the seconds each format (PDF, DOCX, ODT, BibTeX, …) takes for a
   deep report of twenty and more sources (target: the PDF in under 5 s)
+- budgets (budgets.py): a paced rig's run with a time budget of 60 % of an unbudgeted run's
+  time (target: ends at most 10 % past it, with a cited report), and with token budgets of
+  50-90 % of its tokens (target: never more, always a cited report)
 - local search (bench_search.py), document extraction and indexing (documents.py), the
   formats people keep (formats.py: the same FAQ questions over sixty Python docs pages as
   DOCX, ODT, EPUB, PPTX, notebooks, LaTeX, Org and Markdown, answer pages found as in the
@@ -88,6 +91,7 @@ OPTIONAL = ("smol", "heldout", "zim")
 def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], Any]]]:
     """The benchmarks to run, named as in the JSON, in the order they run. A benchmark's
     module is imported only when it runs (some need packages the others do not)."""
+    from budgets import bench_budgets
     from exports import bench_exports
     from growth import bench_growth_scripted
     from hostile import bench_hostile
@@ -110,6 +114,7 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
         ("ui_height", bench_report_height),
         ("hostile", bench_hostile),
         ("exports", lambda: bench_exports(work)),
+        ("budgets", lambda: bench_budgets(work)),
     ]
     if not args.no_tiny:
         from tiny_cost import bench_tiny

@@ -18,6 +18,7 @@ def mark(ok: bool | None) -> str:
 def part_rows(results: dict[str, Any]) -> list[tuple[str, Rows]]:
     """Each part that ran (named as in the JSON) with its rows, in the table's order: the
     table prints them one after the other, docs/benchmarks.md a section each."""
+    from budgets import table_rows as budgets_rows
     from exports import table_rows as exports_rows
     from heldout import table_rows as heldout_rows
     from hostile import table_rows as hostile_rows
@@ -56,6 +57,7 @@ def part_rows(results: dict[str, Any]) -> list[tuple[str, Rows]]:
         ("ui_height", ui_height_rows(results.get("ui_height") or {})),
         ("hostile", hostile_rows(results.get("hostile") or {})),
         ("exports", exports_rows(results.get("exports") or {})),
+        ("budgets", budgets_rows(results.get("budgets") or {})),
     ]
     return [(name, rows) for name, rows in parts if rows]
 

@@ -86,7 +86,9 @@ class ScriptedBackend:
 
     ``overrides`` maps a schema title (the pydantic class name, or ``"text"`` for plain text
     requests) to a reply item — a dict, string, Reply, Fault or a function of the request.
-    ``delay`` adds a fixed wait to every answer (for concurrency measurements).
+    ``delay`` adds a fixed wait to every answer (for concurrency measurements), and
+    ``token_delay`` a wait per token it writes (about four characters each), so the rig
+    paces its answers as a slow model does: a longer answer takes longer.
     """
 
     def __init__(
@@ -95,10 +97,12 @@ class ScriptedBackend:
         *,
         overrides: Mapping[str, ScriptItem] | None = None,
         delay: float = 0.0,
+        token_delay: float = 0.0,
     ) -> None:
         self._queue: deque[ScriptItem] = deque(replies)
         self.overrides: dict[str, ScriptItem] = dict(overrides or {})
         self.delay = delay
+        self.token_delay = token_delay
         self._lock = threading.Lock()
 
     def push(self, *items: ScriptItem) -> None:
@@ -111,8 +115,9 @@ class ScriptedBackend:
         if item is None:
             item = self.overrides.get(request.schema_title or "text")
         answer = _to_answer(item, request) if item is not None else auto_reply(request)
-        if isinstance(answer, Reply) and self.delay and not answer.delay:
-            answer.delay = self.delay
+        if isinstance(answer, Reply) and (self.delay or self.token_delay) and not answer.delay:
+            written = answer.eval_tokens or max(len(answer.content) // 4, 1)
+            answer.delay = self.delay + self.token_delay * written
         return answer
 
 
