@@ -26,14 +26,13 @@ if TYPE_CHECKING:
     from ponder.api.history import Turn
     from ponder.services.storage.runs import RunRecord
 
-LISTED = 100  # the newest runs a listing shows (and history search searches)
 LISTED_AT_ONCE = 8  # threads whose newest run is read at once, for a listing's statuses
 
 
 class Engine:
     """The engine at ``server``, as the user whose ``token`` this is."""
 
-    def __init__(self, server: str, token: str) -> None:
+    def __init__(self, server: str, token: str | None) -> None:
         self.server = server
         self.client = remote.client_for(server, token)
 
@@ -42,11 +41,12 @@ class Engine:
         await self.client.aclose()
 
     async def runs(self, limit: int) -> list[RunRecord]:
-        """The user's ponder runs, newest first (the engine lists theirs alone), at most
-        ``LISTED`` of them: each costs a call for its status."""
+        """The user's ponder runs, newest first (the engine lists theirs alone; threads of
+        another graph on the same engine are not ponder's). Each costs a call for its
+        status."""
         async with remote.talking_to(self.server):
             threads = await self.client.threads.search(
-                limit=min(limit, LISTED), sort_by="updated_at", sort_order="desc"
+                limit=limit, sort_by="updated_at", sort_order="desc"
             )
             ours = [t for t in threads if "ponder_topic" in (t.get("metadata") or {})]
             gate = asyncio.Semaphore(LISTED_AT_ONCE)
@@ -139,6 +139,16 @@ class Engine:
             thread = await self.client.threads.get(record.thread_id)
             metadata = dict(thread.get("metadata") or {})
             return await engine_turns.read_turns(self.client, record, metadata, only)
+
+    async def trail(self, record: RunRecord, turn: int | None) -> dict[str, Any] | None:
+        """The JSON trail, as a local run's (:func:`ponder.api.history.trail`): every turn,
+        or one; what was read, as the thread stands now."""
+        from ponder.api.history import trail_data
+
+        turns = [t for t in await self.turns(record, turn) if turn in (None, t.number)]
+        if not turns:
+            return None
+        return trail_data(record, turns, await self.state(record.thread_id))
 
     async def stop(self, thread_id: str) -> bool:
         """Cancel the thread's live runs (whichever replica holds them); False: none was."""

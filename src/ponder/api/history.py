@@ -108,20 +108,28 @@ async def trail(thread_id: str, turn: int | None = None) -> dict[str, Any] | Non
         # The latest turn did not finish (it failed, or runs): what it read so far is in
         # the thread's latest state, not in a checkpoint it finished in.
         values = await _latest_state(environment, thread_id)
-    turned = [
-        {
-            "turn": kept.number,
-            "question": kept.question,
-            "started": kept.started,
-            "ended": kept.ended,
-            "report": written.model_dump()
-            if (written := _report_of(thread_id, kept, got))
-            else None,
-        }
+    turns = [
+        Turn(kept.number, kept.question, kept.started, kept.ended, _report_of(thread_id, kept, got))
         for kept, got in chosen
     ]
+    return trail_data(record, turns, values)
+
+
+def trail_data(record: RunRecord, turns: list[Turn], values: dict[str, Any]) -> dict[str, Any]:
+    """A run's trail from its record, its ``turns`` and the state ``values`` of what it read
+    (this machine's run, or an engine's: :meth:`ponder.api.engine.Engine.trail`)."""
+    turned = [
+        {
+            "turn": turn.number,
+            "question": turn.question,
+            "started": turn.started,
+            "ended": turn.ended,
+            "report": turn.report.model_dump() if turn.report is not None else None,
+        }
+        for turn in turns
+    ]
     return {
-        "thread_id": thread_id,
+        "thread_id": record.thread_id,
         "topic": record.topic,
         "status": record.status,
         "created": record.created,

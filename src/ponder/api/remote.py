@@ -207,32 +207,14 @@ def finished(state: dict[str, Any]) -> bool:
 
 async def remote_runs(server: str, token: str | None, limit: int = 20) -> list[Any]:
     """The server's ponder runs, newest first, as run records (``token``: as for
-    :func:`stream_remote`)."""
-    from ponder.services.storage.runs import RunRecord
+    :func:`stream_remote`): the engine client's listing (:class:`ponder.api.engine.Engine`)."""
+    from ponder.api.engine import Engine
 
-    async with talking_to(server), client_for(server, token) as client:
-        threads = await client.threads.search(limit=limit, sort_by="updated_at", sort_order="desc")
-        ours = [t for t in threads if "ponder_topic" in (t.get("metadata") or {})]
-        # (threads of another graph on the same server are not ponder's)
-        newest = [await client.runs.list(str(t["thread_id"]), limit=1) for t in ours]
-    records = []
-    for thread, runs in zip(ours, newest, strict=True):
-        metadata = thread["metadata"]
-        records.append(
-            RunRecord(
-                thread_id=str(thread["thread_id"]),
-                topic=str(metadata["ponder_topic"]),
-                config={},
-                status=status_of(str(thread.get("status")), runs[0]["status"] if runs else None),
-                created=epoch(thread.get("created_at")),
-                updated=epoch(thread.get("updated_at")),
-                output=None,
-                message=None,
-                host=server,
-                elsewhere=True,
-            )
-        )
-    return records
+    engine = Engine(server, token)
+    try:
+        return await engine.runs(limit)
+    finally:
+        await engine.close()
 
 
 def status_of(thread: str, newest_run: str | None) -> str:

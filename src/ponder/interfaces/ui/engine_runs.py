@@ -27,6 +27,8 @@ from ponder.interfaces.tokens import engine_token
 from ponder.interfaces.ui.access import OPERATOR, User
 from ponder.settings.environment import Environment
 
+LISTED = 100  # the newest runs a page lists (and history search searches): a call each
+
 
 class EngineRuns:
     """Runs held by the engine at ``server``, each call made as the user who asked."""
@@ -52,13 +54,13 @@ class EngineRuns:
         return self._engines[token]
 
     async def records(self, user: User, limit: int) -> list[Any]:
-        return await self._as(user).runs(limit)
+        return await self._as(user).runs(min(limit, LISTED))
 
     async def record(self, user: User, thread_id: str) -> Any:
         return await self._as(user).run(thread_id)
 
-    async def live(self, user: User, thread_id: str) -> bool:
-        return await self._as(user).live(thread_id)
+    async def live(self, user: User, record: Any) -> bool:
+        return bool(record.status == "running")  # its newest run is pending or running
 
     async def start(
         self, user: User, topic: str, options: dict[str, Any], asked: dict[str, Any]
@@ -82,43 +84,20 @@ class EngineRuns:
     def follow(self, user: User, thread_id: str, after: int) -> AsyncIterator[Entry]:
         return self._as(user).events(thread_id, after)
 
-    async def log(self, user: User, thread_id: str) -> list[Entry]:
+    async def log(self, user: User, record: Any) -> list[Entry]:
         """Every event of a run that is not live (a live run's stream ends with it, so its
         page replays it instead)."""
-        if await self.live(user, thread_id):
+        if await self.live(user, record):
             return []
-        return [entry async for entry in self.follow(user, thread_id, 0)]
+        return [entry async for entry in self.follow(user, record.thread_id, 0)]
 
-    async def turns(self, user: User, thread_id: str, only: int | None = None) -> list[Turn]:
-        engine = self._as(user)
-        record = await engine.run(thread_id)
-        return [] if record is None else await engine.turns(record, only)
+    async def turns(self, user: User, record: Any, only: int | None = None) -> list[Turn]:
+        return await self._as(user).turns(record, only)
 
-    async def reports(self, user: User, thread_id: str, turn: int | None) -> list[Report]:
-        turns = await self.turns(user, thread_id, turn)
+    async def reports(self, user: User, record: Any, turn: int | None) -> list[Report]:
+        turns = await self.turns(user, record, turn)
         chosen = [t for t in turns if turn in (None, t.number)]
         return [t.report for t in chosen if t.report is not None]
 
-    async def trail(self, user: User, thread_id: str, turn: int | None) -> dict[str, Any] | None:
-        """The JSON trail, as a local run's (:func:`ponder.api.history.trail`): every turn,
-        or one; what was read, as the thread stands now."""
-        engine = self._as(user)
-        record = await engine.run(thread_id)
-        if record is None:
-            return None
-        turns = [t for t in await engine.turns(record, turn) if turn in (None, t.number)]
-        if not turns:
-            return None
-        values = await engine.state(thread_id)
-        turned = [
-            {"turn": t.number, "question": t.question, "started": t.started, "ended": t.ended,
-             "report": t.report.model_dump() if t.report is not None else None}
-            for t in turns
-        ]  # fmt: skip
-        return {
-            "thread_id": thread_id, "topic": record.topic, "status": record.status,
-            "created": record.created, "updated": record.updated, "config": record.config,
-            "queries": list(values.get("queries_run") or []),
-            "sources": [dict(source) for source in values.get("sources") or []],
-            "report": turned[-1]["report"], "turns": turned,
-        }  # fmt: skip
+    async def trail(self, user: User, record: Any, turn: int | None) -> dict[str, Any] | None:
+        return await self._as(user).trail(record, turn)

@@ -44,8 +44,8 @@ class LocalRuns:
         record = history.run(thread_id)
         return record if record is not None and visible(user, [record]) else None
 
-    async def live(self, user: User, thread_id: str) -> bool:
-        return self.manager.is_live(thread_id)
+    async def live(self, user: User, record: Any) -> bool:
+        return self.manager.is_live(record.thread_id)
 
     async def start(
         self, user: User, topic: str, options: dict[str, Any], asked: dict[str, Any]
@@ -87,17 +87,17 @@ class LocalRuns:
     def follow(self, user: User, thread_id: str, after: int) -> AsyncIterator[Entry]:
         return self.manager.follow(thread_id, after)
 
-    async def log(self, user: User, thread_id: str) -> list[Entry]:
-        return list(self.manager.run(thread_id).events)
+    async def log(self, user: User, record: Any) -> list[Entry]:
+        return list(self.manager.run(record.thread_id).events)
 
-    async def turns(self, user: User, thread_id: str, only: int | None = None) -> list[Any]:
-        return await history.turns(thread_id, only=only)
+    async def turns(self, user: User, record: Any, only: int | None = None) -> list[Any]:
+        return await history.turns(record.thread_id, only=only)
 
-    async def reports(self, user: User, thread_id: str, turn: int | None) -> list[Report]:
-        return await history.reports(thread_id, turn)
+    async def reports(self, user: User, record: Any, turn: int | None) -> list[Report]:
+        return await history.reports(record.thread_id, turn)
 
-    async def trail(self, user: User, thread_id: str, turn: int | None) -> dict[str, Any] | None:
-        return await history.trail(thread_id, turn)
+    async def trail(self, user: User, record: Any, turn: int | None) -> dict[str, Any] | None:
+        return await history.trail(record.thread_id, turn)
 
 
 def run_limit(user: User) -> int | None:

@@ -40,12 +40,12 @@ async def run_page(request: Request) -> HTMLResponse:
     if record is None:
         return missing()
     runs, user = runs_of(request), user_of(request)
-    live = await runs.live(user, record.thread_id)
+    live = await runs.live(user, record)
     turns = [
         dataclasses.replace(turn, report=shown.report(user, turn.report))
-        for turn in await runs.turns(user, record.thread_id)
+        for turn in await runs.turns(user, record)
     ]
-    logged = await runs.log(user, record.thread_id)
+    logged = await runs.log(user, record)
     began = threads.turn_began(logged)
     seen = logged[-1][0] if logged else 0
     page = pages.run_page(
@@ -105,7 +105,7 @@ async def log(request: Request) -> Response:
     if record is None:
         return missing()
     user = user_of(request)
-    logged = await runs_of(request).log(user, record.thread_id)
+    logged = await runs_of(request).log(user, record)
     view = shown.view_for(user)
     return JSONResponse([{"seq": seq, **shown.event(view, event)} for seq, event in logged])
 
@@ -115,7 +115,7 @@ async def report_fragment(request: Request) -> Response:
     if record is None:
         return missing()
     user = user_of(request)
-    turns = await runs_of(request).turns(user, record.thread_id, only=-1)
+    turns = await runs_of(request).turns(user, record, only=-1)
     report = shown.report(user, turns[-1].report if turns else None)
     if report is None:
         return HTMLResponse("", status_code=204)
@@ -133,7 +133,7 @@ async def export(request: Request) -> Response:
         return HTMLResponse(pages.message_page("No such question", f"{said}, not {turn}."), 404)
     runs, user = runs_of(request), user_of(request)
     if kind == "json":
-        trail = shown.trail(user, await runs.trail(user, record.thread_id, turn))
+        trail = shown.trail(user, await runs.trail(user, record, turn))
         if trail is not None:
             first = trail["turns"][0]["question"]  # the thread's, or the turn's
             return JSONResponse(trail, headers=_named(first, kind))
@@ -141,7 +141,7 @@ async def export(request: Request) -> Response:
         known = ", ".join((*KINDS, "json"))
         return HTMLResponse(pages.message_page("No such export", f"Choose one of {known}."), 404)
     async with EXPORTING:
-        kept = await runs.reports(user, record.thread_id, turn)
+        kept = await runs.reports(user, record, turn)
         reports = [shown.report(user, report) for report in kept]
         written = [report for report in reports if report is not None]
         if not written:
