@@ -240,7 +240,8 @@ async def test_the_run_limit_holds_across_replicas_and_cancel_frees_a_place(
 
 
 async def test_ponder_runs_lists_a_finished_run_on_aegra_as_done(engine: Engine) -> None:
-    from ponder.api.remote import remote_runs, stream_remote
+    from ponder.api.engine import remote_runs
+    from ponder.api.remote import stream_remote
 
     engine.script()
     thread_id = None

@@ -171,7 +171,7 @@ async def test_a_thread_left_without_a_run_is_started_by_resume(
                   "ponder_options": {"search": "local", "mode": "loop", "max_loops": 1}},
     )  # fmt: skip
     run_id = str(thread["thread_id"])
-    from ponder.api.remote import remote_runs
+    from ponder.api.engine import remote_runs
 
     token = here().secret("PONDER_SERVER_TOKEN")  # the test is the edge that reads it
     [listed] = [r for r in await remote_runs(server, token) if r.thread_id == run_id]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ponder.api.remote import remote_runs
+from ponder.api.engine import remote_runs
 
 
 @pytest.fixture

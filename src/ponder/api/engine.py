@@ -23,7 +23,7 @@ from ponder.core.topic import clean_topic
 from ponder.settings.callers import caller_fields
 
 if TYPE_CHECKING:
-    from ponder.api.history import Turn
+    from ponder.api.turns import Turn
     from ponder.services.storage.runs import RunRecord
 
 LISTED_AT_ONCE = 8  # threads whose newest run is read at once, for a listing's statuses
@@ -143,7 +143,7 @@ class Engine:
     async def trail(self, record: RunRecord, turn: int | None) -> dict[str, Any] | None:
         """The JSON trail, as a local run's (:func:`ponder.api.history.trail`): every turn,
         or one; what was read, as the thread stands now."""
-        from ponder.api.history import trail_data
+        from ponder.api.turns import trail_data
 
         turns = [t for t in await self.turns(record, turn) if turn in (None, t.number)]
         if not turns:
@@ -207,6 +207,16 @@ class Engine:
             stream_subgraphs=True,
             stream_resumable=True,
         )
+
+
+async def remote_runs(server: str, token: str | None, limit: int = 20) -> list[RunRecord]:
+    """The server's ponder runs, newest first, as run records (``token``: as for
+    :func:`ponder.api.remote.stream_remote`), for `ponder runs --server`."""
+    engine = Engine(server, token)
+    try:
+        return await engine.runs(limit)
+    finally:
+        await engine.close()
 
 
 @contextlib.asynccontextmanager

@@ -17,7 +17,7 @@ from ponder.core.result import Report
 from ponder.core.stats import since
 
 if TYPE_CHECKING:
-    from ponder.api.history import Turn
+    from ponder.api.turns import Turn
     from ponder.services.storage.runs import RunRecord
 
 TURNS_KEY = "ponder_turns"
@@ -49,7 +49,7 @@ async def read_turns(
 ) -> list[Turn]:
     """Each turn with its report (None: not finished); ``only``: that turn's report alone
     is read (from 1; -1: the latest)."""
-    from ponder.api.history import Turn
+    from ponder.api.turns import Turn
 
     asked = questions(metadata)
     later = follow_ups(metadata)

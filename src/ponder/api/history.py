@@ -7,10 +7,10 @@ CLI's report writer, the exports and ``ponder ui`` call.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ponder.api import server_url
+from ponder.api.turns import Turn, trail_data
 from ponder.core.result import Report
 from ponder.core.stats import since
 from ponder.settings.environment import Environment, read_environment
@@ -24,7 +24,7 @@ def runs(limit: int = 20, server: str | None = None) -> list[RunRecord]:
     ``PONDER_SERVER``), that server's ponder runs."""
     environment = read_environment()
     if remote := server_url(server, environment.machine):
-        from ponder.api.remote import remote_runs
+        from ponder.api.engine import remote_runs
 
         token = environment.secret("PONDER_SERVER_TOKEN")
         return asyncio.run(remote_runs(remote, token, max(limit, 1)))
@@ -39,17 +39,6 @@ def run(thread_id: str) -> RunRecord | None:
 def saved(thread_id: str, path: str) -> None:
     """Record that the run's report was written to ``path``."""
     _history(read_environment()).saved(thread_id, path)
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One question asked on a run (the first, or a follow-up) and its report."""
-
-    number: int  # from 1
-    question: str
-    started: float
-    ended: float | None
-    report: Report | None  # None: not finished (running, waiting, stopped or failed)
 
 
 async def turns(thread_id: str, only: int | None = None) -> list[Turn]:
@@ -113,33 +102,6 @@ async def trail(thread_id: str, turn: int | None = None) -> dict[str, Any] | Non
         for kept, got in chosen
     ]
     return trail_data(record, turns, values)
-
-
-def trail_data(record: RunRecord, turns: list[Turn], values: dict[str, Any]) -> dict[str, Any]:
-    """A run's trail from its record, its ``turns`` and the state ``values`` of what it read
-    (this machine's run, or an engine's: :meth:`ponder.api.engine.Engine.trail`)."""
-    turned = [
-        {
-            "turn": turn.number,
-            "question": turn.question,
-            "started": turn.started,
-            "ended": turn.ended,
-            "report": turn.report.model_dump() if turn.report is not None else None,
-        }
-        for turn in turns
-    ]
-    return {
-        "thread_id": record.thread_id,
-        "topic": record.topic,
-        "status": record.status,
-        "created": record.created,
-        "updated": record.updated,
-        "config": record.config,
-        "queries": list(values.get("queries_run") or []),
-        "sources": [dict(source) for source in values.get("sources") or []],
-        "report": turned[-1]["report"],
-        "turns": turned,
-    }
 
 
 async def delete(thread_id: str) -> bool:

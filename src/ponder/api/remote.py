@@ -205,18 +205,6 @@ def finished(state: dict[str, Any]) -> bool:
     return not state.get("next") and bool((state.get("values") or {}).get("report"))
 
 
-async def remote_runs(server: str, token: str | None, limit: int = 20) -> list[Any]:
-    """The server's ponder runs, newest first, as run records (``token``: as for
-    :func:`stream_remote`): the engine client's listing (:class:`ponder.api.engine.Engine`)."""
-    from ponder.api.engine import Engine
-
-    engine = Engine(server, token)
-    try:
-        return await engine.runs(limit)
-    finally:
-        await engine.close()
-
-
 def status_of(thread: str, newest_run: str | None) -> str:
     """A server run's status, as `ponder runs` names it, from the thread's status and its
     newest run's: every engine keeps runs, not every one a thread's values (Aegra's threads
