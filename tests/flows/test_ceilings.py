@@ -58,6 +58,22 @@ def test_a_caller_who_does_not_choose_gets_the_operators_value_lowered_to_the_ce
     assert Configuration.create().max_loops == 6  # the operator's own runs keep its value
 
 
+def test_a_budget_ceiling_refuses_a_larger_budget_and_is_the_budget_of_one_who_asks_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert served_configuration({}).time_budget is None, "no ceiling until the operator sets one"
+    monkeypatch.setenv("PONDER_CALLER_TIME_BUDGET", "5m")
+    monkeypatch.setenv("PONDER_CALLER_TOKEN_BUDGET", "30000")
+    served = served_configuration({})
+    assert (served.time_budget, served.token_budget) == (300, 30000)
+    assert served_configuration({"time_budget": "2m"}).time_budget == 120
+    with pytest.raises(CallerRefusedError, match="time_budget=600 seconds is above"):
+        vet({"time_budget": "10m"})
+    with pytest.raises(CallerRefusedError, match="PONDER_CALLER_TOKEN_BUDGET"):
+        vet({"token_budget": 30001})
+    assert Configuration.create().time_budget is None, "the operator's own runs: none"
+
+
 def test_the_operator_is_held_to_no_ceiling(monkeypatch: pytest.MonkeyPatch) -> None:
     for ceiling in CEILINGS.values():
         monkeypatch.setenv(env_name(ceiling), "1")

@@ -25,6 +25,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from ponder.core.errors import TooManyRunsError
 from ponder.settings.configuration import Configuration
+from ponder.settings.research_loop import seconds_of
 
 # Each cost a caller chooses → the operator field that bounds it.
 CEILINGS = {
@@ -41,6 +42,9 @@ CEILINGS = {
     "min_findings_to_stop": "caller_min_findings_to_stop",
     "min_sources_to_stop": "caller_min_sources_to_stop",
 }
+# Budgets, whose ceiling is unset (no ceiling) until the operator sets one; a caller who
+# asks no budget gets the ceiling as theirs.
+BUDGET_CEILINGS = {"time_budget": "caller_time_budget", "token_budget": "caller_token_budget"}
 RUNS_ENV = "PONDER_CALLER_RUNS"
 _INT = TypeAdapter(int)
 
@@ -63,6 +67,8 @@ def above_ceiling(name: str, value: Any, operator: Configuration) -> str | None:
     A value that is no valid setting at all (beyond the hard cap, not a number) is left to
     validation, which names the field and its bounds.
     """
+    if name in BUDGET_CEILINGS:
+        return _above_budget(name, value, operator)
     ceiling_field = CEILINGS.get(name)
     if ceiling_field is None:
         return None
@@ -79,14 +85,34 @@ def above_ceiling(name: str, value: Any, operator: Configuration) -> str | None:
     )
 
 
+def _above_budget(name: str, value: Any, operator: Configuration) -> str | None:
+    ceiling = getattr(operator, BUDGET_CEILINGS[name])
+    try:
+        asked = float(seconds_of(value)) if value is not None else None
+    except (TypeError, ValueError):
+        return None  # validation names the field and what it takes
+    if ceiling is None or asked is None or asked <= ceiling:
+        return None
+    unit = " seconds" if name == "time_budget" else " tokens"
+    return (
+        f"{name}={asked:g}{unit} is above this server's ceiling of {ceiling:g}{unit} (its "
+        f"operator sets {env_name(BUDGET_CEILINGS[name])}); ask {ceiling:g} or less"
+    )
+
+
 def lowered_to_ceilings(options: Mapping[str, Any], operator: Configuration) -> dict[str, Any]:
     """A caller's options, plus the ceiling for each cost it left to the operator where the
-    operator's own value is higher (the operator's CLI runs keep that value)."""
+    operator's own value is higher (the operator's CLI runs keep that value), and the
+    budget ceilings as the budgets of a caller who asked none."""
     lowered = dict(options)
     for name, ceiling_field in CEILINGS.items():
         ceiling = getattr(operator, ceiling_field)
         if name not in lowered and getattr(operator, name) > ceiling:
             lowered[name] = ceiling
+    for name, ceiling_field in BUDGET_CEILINGS.items():
+        ceiling, own = getattr(operator, ceiling_field), getattr(operator, name)
+        if ceiling is not None and lowered.get(name) is None:
+            lowered[name] = ceiling if own is None else min(own, ceiling)
     return lowered
 
 

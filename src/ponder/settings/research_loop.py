@@ -10,18 +10,19 @@ from pydantic import BaseModel, BeforeValidator, Field
 from ponder.settings.flag import Flag
 from ponder.settings.settable import Caller
 
-_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?")
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_DURATION = re.compile("".join(f"(?:{_NUMBER}{unit})?" for unit in ("w", "d", "h", "m", "s?")))
+_UNITS = (7 * 86400, 86400, 3600, 60, 1)
 
 
 def seconds_of(value: Any) -> Any:
-    """A duration as seconds: a number, or text with units (90, 90s, 5m, 1h30m)."""
+    """A duration as seconds: a number, or text with units (90, 90s, 5m, 1h30m, 1d, 2w)."""
     if not isinstance(value, str) or not value.strip():
         return value
     found = _DURATION.fullmatch(value.strip().lower())
     if found is None or not any(found.groups()):
-        raise ValueError(f"{value!r} is not a duration: give seconds, or 90s, 5m, 1h30m")
-    hours, minutes, seconds = (float(part or 0) for part in found.groups())
-    return hours * 3600 + minutes * 60 + seconds
+        raise ValueError(f"{value!r} is not a duration: give seconds, or 90s, 5m, 1h30m, 1d")
+    return sum(float(part or 0) * unit for part, unit in zip(found.groups(), _UNITS, strict=True))
 
 
 class ResearchLoop(BaseModel):

@@ -3,12 +3,13 @@ its callers do — which folders, backends and models, and how much of each cost
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, Field, field_validator
 
 from ponder.settings import search_backends
 from ponder.settings.paths import split_path_list, usable_paths
+from ponder.settings.research_loop import seconds_of
 from ponder.settings.settable import Operator
 
 
@@ -62,6 +63,34 @@ class Sharing(BaseModel):
         le=1000,
         description="On a shared server: how many runs one caller may have running or queued "
         "at once; one more is refused until one ends.",
+    )
+
+    caller_time_budget: Annotated[Operator[float | None], BeforeValidator(seconds_of)] = Field(
+        None,
+        ge=30,
+        le=86_400,
+        description="On a shared server: the longest time_budget a caller may ask (90s, 5m, "
+        "1h); a caller who asks none gets this one. Unset: no ceiling.",
+    )
+    caller_token_budget: Operator[int | None] = Field(
+        None,
+        ge=2000,
+        le=10_000_000,
+        description="On a shared server: the largest token_budget a caller may ask; a caller "
+        "who asks none gets this one. Unset: no ceiling.",
+    )
+    caller_watches: Operator[int] = Field(
+        5,
+        ge=0,
+        le=1000,
+        description="On a shared server: how many watched questions one caller may keep.",
+    )
+    caller_watch_every: Annotated[Operator[float], BeforeValidator(seconds_of)] = Field(
+        3600.0,
+        ge=60,
+        le=30 * 86_400,
+        description="On a shared server: the shortest interval between two runs of a "
+        "caller's watch (30m, 1h, 1d).",
     )
 
     @field_validator("docs_roots", mode="before")
