@@ -69,6 +69,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         "index": _index,
         "doctor": _doctor,
         "runs": _runs,
+        "watch": _watch,
         "mcp": _mcp,
         "ui": _ui,
     }
@@ -111,6 +112,12 @@ def _ui(args: argparse.Namespace) -> int:
     from ponder.interfaces.ui import serve
 
     return serve(args.host, args.port)
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from ponder.interfaces.cli.watch import watch_command
+
+    return watch_command(args, run_options(args) if args.watch_command == "add" else {})
 
 
 def _runs(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ from ponder.settings.flag import Flag
 
 EXIT_USAGE = ExitCode.USAGE
 
-COMMANDS = ("research", "index", "doctor", "runs", "resume", "mcp", "ui")
+COMMANDS = ("research", "index", "doctor", "runs", "resume", "watch", "mcp", "ui")
 FORMAT_CHOICES = EXPORT_NAMES  # md, html, pdf, docx, odt, bib, ris, csl.json
 # --effort: a preset the explicit flags override (run_options applies it first).
 EFFORT_PRESETS: dict[str, dict[str, int]] = {
@@ -40,6 +40,8 @@ examples:
   ponder index ~/papers --embed-model nomic-embed-text
   ponder resume 20260101-120000-abc123 --answer "only the last decade"
   ponder "How do tides work?" --server http://gpu-box:2024     ponder runs --server URL
+  ponder watch add "What is new in asyncio?" --every 1d --docs ~/notes
+  ponder watch run              ponder watch changes ID
 
 """
 EXAMPLES += "exit codes: " + " · ".join(f"{int(code)} {what}" for code, what in EXIT_CODES.items())
@@ -55,7 +57,7 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> Parser:
     parser = Parser(
         prog="ponder",
-        usage='ponder "question" [options]  |  ponder {index,doctor,runs,resume,mcp,ui} ...',
+        usage='ponder "question" [options]  |  ponder {index,doctor,runs,resume,watch,mcp,ui} ...',
         description="Research a question with a local model and write a cited report.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -110,7 +112,39 @@ def build_parser() -> Parser:
         "run out (it stops at its next step)",
     )
     _add_output_options(resume)
+    _add_watch(commands)
     return parser
+
+
+def _add_watch(commands: Any) -> None:
+    watch = commands.add_parser(
+        "watch", help="research a question again on a schedule, and say what changed"
+    )
+    actions = watch.add_subparsers(
+        dest="watch_command", metavar="action", parser_class=Parser, required=True
+    )
+    add = actions.add_parser("add", help="watch a question (with a run's search settings)")
+    add.add_argument("question", nargs="+", help="what to research (quote it)")
+    add.add_argument(
+        "--every", required=True, metavar="DURATION", help="how often: 12h, 1d, 1w (at least 1m)"
+    )
+    _add_run_options(add)
+    listed = actions.add_parser("list", help="the watches, when each runs next, its last run")
+    listed.add_argument("--json", action="store_true", help="print JSON lines")
+    run = actions.add_parser(
+        "run", help="run the watches that are due (for cron or a systemd timer)"
+    )
+    run.add_argument("ids", nargs="*", metavar="ID", help="run these now, due or not")
+    changes = actions.add_parser("changes", help="print what changed at a watch's latest run")
+    changes.add_argument("id", metavar="ID")
+    changes.add_argument("--run", type=int, metavar="N", help="at its run N instead")
+    feed = actions.add_parser("feed", help="where a watch's Atom feed is, as a file and served")
+    feed.add_argument("id", metavar="ID")
+    feed.add_argument(
+        "--new-key", action="store_true", help="revoke the served feed's address: a new key"
+    )
+    remove = actions.add_parser("remove", help="stop watching a question")
+    remove.add_argument("id", metavar="ID")
 
 
 # The settings `ponder research` and `ponder doctor` take, in the order their help lists

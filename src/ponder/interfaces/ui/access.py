@@ -40,6 +40,9 @@ MAX_BODY = 256 * 1024  # a question, its options and a follow-up; far below any 
 OWN_NAVIGATION = ("none",)
 # The routes whose bodies are streamed by the route itself, under limits of their own.
 STREAMED = frozenset({"/documents/uploads"})
+# A watch's feed: read by feed readers, which send no token; the feed's own key is in its
+# address (watch_routes), and it is no one's login.
+FEEDS = "/feeds/"
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,9 @@ class Access:
         host = headers.get("host", "")
         if self.hosts and host not in self.hosts:
             await _plain(send, 400, "This server answers only at its own address.")
+            return
+        if scope["method"] in ("GET", "HEAD") and scope["path"].startswith(FEEDS):
+            await self.app(scope, receive, send)  # a feed's key, in its address, is its pass
             return
         origin = headers.get("origin")
         own = {f"http://{host}", *self.origins}

@@ -50,6 +50,7 @@ from ponder.interfaces.ui.run_routes import (
     run_page,
 )
 from ponder.interfaces.ui.upload_routes import delete_upload, index_uploads, upload
+from ponder.interfaces.ui.watch_routes import act_on_watch, add_watch, feed, watches_page
 from ponder.settings.environment import Environment, read_environment
 
 STATIC = Path(__file__).parent / "static"
@@ -76,6 +77,7 @@ def create_app(
         warming = asyncio.create_task(asyncio.to_thread(api.warm_up if not server else _idle))
         yield
         indexer.close()
+        await _stop_watches(_app.state.watch_tasks)
         await runs.close()  # this process's runs stopped (resumable), or its engine connections
         await warming
 
@@ -89,6 +91,10 @@ def create_app(
         Route("/runs/{thread_id}/report", report_fragment, methods=["GET"]),
         Route("/runs/{thread_id}/export.{kind:str}", export, methods=["GET"]),
         Route("/runs/{thread_id}/{action:str}", act, methods=["POST"]),
+        Route("/watches", watches_page, methods=["GET"]),
+        Route("/watches", add_watch, methods=["POST"]),
+        Route("/watches/{watch_id}/{action:str}", act_on_watch, methods=["POST"]),
+        Route("/feeds/{watch_id}/{key}.atom", feed, methods=["GET"]),
         Route("/api/models", _models, methods=["GET"]),
         Route("/api/searches", _searches, methods=["GET"]),
         Route("/documents", documents_page, methods=["GET"]),
@@ -100,13 +106,15 @@ def create_app(
         Route("/report.css", _report_css, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    if server:  # documents are indexed where the engine runs, not here
-        routes = [route for route in routes if not _documents_route(route)]
+    if server:  # documents are indexed, and watches run, where the engine runs, not here
+        routes = [route for route in routes if not _on_engine_only(route)]
         routes.insert(0, Route("/documents{rest:path}", _engine_documents, methods=["GET", "POST"]))
+        routes.insert(0, Route("/watches{rest:path}", _engine_watches, methods=["GET", "POST"]))
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={PonderError: _cannot})
     app.state.runs = runs
     app.state.indexer = indexer
     app.state.uploading = set()  # the users with an upload under way (one each)
+    app.state.watch_tasks = {}  # watch id → its run started from the page
     known = users(environment.secrets)
     origins = environment.machine.ui_origins
     # On an engine, everyone is one of its callers: its operator sets its operator settings.
@@ -117,6 +125,13 @@ def _idle() -> None:
     return None
 
 
+async def _stop_watches(tasks: dict[str, asyncio.Task[Any]]) -> None:
+    """A watch's run started here ends with the server, recorded as stopped."""
+    for task in tasks.values():
+        task.cancel()
+    await asyncio.gather(*tasks.values(), return_exceptions=True)
+
+
 async def _cannot(request: Request, exc: Exception) -> HTMLResponse:
     """A PonderError no route answered itself (an engine that cannot be reached, a user
     with no token for it): its message, which says what to do, on a page."""
@@ -125,8 +140,8 @@ async def _cannot(request: Request, exc: Exception) -> HTMLResponse:
     return HTMLResponse(pages.message_page("Cannot do that now", said, "/"), status)
 
 
-def _documents_route(route: Any) -> bool:
-    return str(getattr(route, "path", "")).startswith("/documents")
+def _on_engine_only(route: Any) -> bool:
+    return str(getattr(route, "path", "")).startswith(("/documents", "/watches", "/feeds"))
 
 
 class _SecurityHeaders:
@@ -211,6 +226,14 @@ async def _report_css(_request: Request) -> Response:
 
 
 # -- documents ---------------------------------------------------------------------------
+
+
+async def _engine_watches(_request: Request) -> HTMLResponse:
+    said = (
+        "This page runs research on an engine; watched questions run with `ponder watch` on "
+        "a machine that holds its own runs, not yet on an engine."
+    )
+    return HTMLResponse(pages.message_page("Watches are not offered here", said, "/"), 404)
 
 
 async def _engine_documents(request: Request) -> HTMLResponse:

@@ -39,7 +39,12 @@ STATUS_WORDS = {
 def layout(title: str, body: str, *, page: str = "") -> str:
     nav = "".join(
         f'<a href="{href}"{" aria-current=page" if page == name else ""}>{name}</a>'
-        for name, href in (("Ask", "/"), ("History", "/runs"), ("Documents", "/documents"))
+        for name, href in (
+            ("Ask", "/"),
+            ("History", "/runs"),
+            ("Watches", "/watches"),
+            ("Documents", "/documents"),
+        )
     )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

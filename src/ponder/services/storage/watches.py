@@ -1,0 +1,222 @@
+"""Watched questions, kept in the data folder: one folder per watch.
+
+A watch's folder holds its question and settings (``watch.json``), the record of each of
+its runs (``runs.jsonl``, appended to and never rewritten, so a killed process loses at most
+the line it was writing), each run's snapshot of what it read (``snapshots/N.json.gz``, the
+next run compares against it), each run's change report (``changes/N.md``) and its Atom
+feed (``feed.atom``). A run holds the watch's lock while it runs: the operating system
+lets go of it when the process dies, so a run that started and has no end, with the lock
+free, was killed, and the next ``ponder watch run`` records it as failed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import secrets
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+from ponder.core.errors import InvalidInputError, PonderError
+from ponder.core.redact import redact_value
+from ponder.settings.machine import Machine
+from ponder.settings.paths import data_folder, ensure
+
+KILLED = "the process running it ended before the run did (killed, or the machine stopped)"
+_NOT_STORED = ("mcp_servers",)  # as for runs: MCP servers carry tokens
+
+
+class WatchBusy(PonderError):
+    """Another process is running this watch now."""
+
+
+@dataclass
+class Watch:
+    id: str
+    question: str
+    every: float  # seconds between runs
+    options: dict[str, Any]  # the run's settings as given; the rest from the environment
+    created: float
+    feed_key: str  # names the served feed: unguessable, and renewed to revoke it
+    owner: str = ""  # on a shared page: who added it (only they see it)
+
+
+@dataclass
+class WatchRun:
+    number: int  # from 1
+    started: float
+    status: str = "running"  # running, done or failed
+    ended: float | None = None
+    thread_id: str | None = None
+    error: str | None = None
+    changes: dict[str, int] = field(default_factory=dict)  # counts of each kind of change
+
+
+class WatchStore:
+    """The watches of this machine's data folder."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.root = data_folder(machine) / "watches"
+
+    def add(self, question: str, every: float, options: dict[str, Any], owner: str = "") -> Watch:
+        kept = {k: v for k, v in options.items() if k not in _NOT_STORED}
+        watch = Watch(
+            id=time.strftime("%Y%m%d-") + secrets.token_hex(4),
+            question=question,
+            every=every,
+            options=redact_value(kept),
+            created=time.time(),
+            feed_key=secrets.token_urlsafe(24),
+            owner=owner,
+        )
+        self._write(watch)
+        return watch
+
+    def all(self) -> list[Watch]:
+        if not self.root.is_dir():
+            return []
+        found = (self._read(folder) for folder in sorted(self.root.iterdir()))
+        return [watch for watch in found if watch is not None]
+
+    def get(self, watch_id: str) -> Watch:
+        folder = self._folder(watch_id)
+        watch = self._read(folder) if folder.is_dir() else None
+        if watch is None:
+            raise InvalidInputError(f"No watch '{watch_id}' — see `ponder watch list`.")
+        return watch
+
+    def remove(self, watch_id: str) -> None:
+        self.get(watch_id)
+        shutil.rmtree(self._folder(watch_id))
+
+    def new_feed_key(self, watch_id: str) -> Watch:
+        """Revoke the feed's address: a new key, the old one answers nothing from now on."""
+        watch = self.get(watch_id)
+        watch.feed_key = secrets.token_urlsafe(24)
+        self._write(watch)
+        return watch
+
+    # -- runs ------------------------------------------------------------------------
+
+    def runs(self, watch_id: str) -> list[WatchRun]:
+        """Each run in order; one started with no end is still ``running`` here."""
+        path = self._folder(watch_id) / "runs.jsonl"
+        found: dict[int, WatchRun] = {}
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # the line a killed process was writing
+                number = int(entry.pop("number"))
+                if number not in found:
+                    found[number] = WatchRun(number, float(entry.get("started") or 0))
+                run = found[number]
+                for key, value in entry.items():
+                    setattr(run, key, value)
+        return [found[number] for number in sorted(found)]
+
+    @contextmanager
+    def running(self, watch_id: str) -> Iterator[None]:
+        """Hold the watch while one of its runs goes on; the runs a killed process left
+        unfinished are recorded as failed first."""
+        lock = FileLock(self._folder(watch_id) / "lock", timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise WatchBusy(f"Watch '{watch_id}' is running in another process.") from None
+        try:
+            for run in self.runs(watch_id):
+                if run.status == "running":
+                    self.finish(watch_id, run.number, "failed", error=KILLED)
+            yield
+        finally:
+            lock.release()
+
+    def begin(self, watch_id: str, thread_id: str) -> WatchRun:
+        number = len(self.runs(watch_id)) + 1
+        run = WatchRun(number, time.time(), thread_id=thread_id)
+        self._append(watch_id, asdict(run))
+        return run
+
+    def finish(
+        self,
+        watch_id: str,
+        number: int,
+        status: str,
+        *,
+        error: str | None = None,
+        changes: dict[str, int] | None = None,
+    ) -> None:
+        entry = {"number": number, "status": status, "ended": time.time(), "error": error}
+        self._append(watch_id, {**entry, "changes": changes or {}})
+
+    # -- what each run leaves ------------------------------------------------------------
+
+    def save_snapshot(self, watch_id: str, number: int, snapshot: dict[str, Any]) -> None:
+        data = gzip.compress(json.dumps(snapshot).encode("utf-8"))
+        _replace(self._folder(watch_id) / "snapshots" / f"{number}.json.gz", data)
+
+    def snapshot(self, watch_id: str, number: int) -> dict[str, Any] | None:
+        path = self._folder(watch_id) / "snapshots" / f"{number}.json.gz"
+        if not path.exists():
+            return None
+        loaded: dict[str, Any] = json.loads(gzip.decompress(path.read_bytes()))
+        return loaded
+
+    def save_changes(self, watch_id: str, number: int, markdown: str) -> Path:
+        path = self._folder(watch_id) / "changes" / f"{number}.md"
+        _replace(path, markdown.encode("utf-8"))
+        return path
+
+    def changes(self, watch_id: str, number: int) -> str | None:
+        path = self._folder(watch_id) / "changes" / f"{number}.md"
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
+    def feed_path(self, watch_id: str) -> Path:
+        return self._folder(watch_id) / "feed.atom"
+
+    def save_feed(self, watch_id: str, atom: bytes) -> Path:
+        path = self.feed_path(watch_id)
+        _replace(path, atom)
+        return path
+
+    # -- the folder ----------------------------------------------------------------
+
+    def _folder(self, watch_id: str) -> Path:
+        if not watch_id or not all(c.isalnum() or c == "-" for c in watch_id):
+            raise InvalidInputError(f"No watch '{watch_id}' — see `ponder watch list`.")
+        return self.root / watch_id
+
+    def _write(self, watch: Watch) -> None:
+        ensure(self._folder(watch.id))
+        _replace(self._folder(watch.id) / "watch.json", json.dumps(asdict(watch)).encode())
+
+    def _read(self, folder: Path) -> Watch | None:
+        try:
+            return Watch(**json.loads((folder / "watch.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError):
+            return None  # not a watch (or one being removed)
+
+    def _append(self, watch_id: str, entry: dict[str, Any]) -> None:
+        line = json.dumps(entry) + "\n"
+        with open(self._folder(watch_id) / "runs.jsonl", "a", encoding="utf-8") as out:
+            out.write(line)
+            out.flush()
+            os.fsync(out.fileno())
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``path`` whole or not at all: a reader never sees half a file."""
+    ensure(path.parent)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)

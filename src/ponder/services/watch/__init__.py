@@ -1,0 +1,1 @@
+"""Watched questions: what a run read, what changed since the run before, and the feed."""

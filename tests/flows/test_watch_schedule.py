@@ -1,0 +1,88 @@
+"""`ponder watch run` on a schedule survives a killed run: the run killed mid-way is recorded
+as failed, the next due time runs the watch, and nothing recorded before is lost."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import feedparser
+
+from ponder.api import history, watches
+from ponder.testing import Rig
+from ponder.testing.replies import ScriptedBackend
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def ponder(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ponder", *args],
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_killed_run_is_recorded_and_the_next_due_time_runs(
+    rig: Rig, scripted: ScriptedBackend, corpus: Path
+) -> None:
+    watch = watches.add(
+        "How do tides work?", "1d", model="scripted", ollama_base_url=rig.url,
+        search="local", docs=[str(corpus)], mode="loop", max_loops=2,
+    )  # fmt: skip
+    (first,) = watches.run_due()
+    assert first.run is not None and first.run.status == "done"
+    assert watches.due() == [], "not due again for a day"
+
+    scripted.delay = 0.5  # a window to kill the next run in
+    calls = len(rig.log)
+    running = ponder("watch", "run", watch.id)
+    try:
+        deadline = time.monotonic() + 60
+        while len(rig.log) < calls + 2:
+            assert running.poll() is None, running.communicate()
+            assert time.monotonic() < deadline, "the run made no model call"
+            time.sleep(0.05)
+        running.send_signal(signal.SIGKILL)
+        running.wait(timeout=10)
+    finally:
+        running.kill()
+    killed = watches.runs(watch.id)[-1]
+    assert (killed.number, killed.status) == (2, "running"), "nothing had a chance to record"
+
+    scripted.delay = 0.0
+    assert watches.due() == []
+    later = killed.started + watch.every
+    (next_run,) = watches.run_due(now=later)
+    assert next_run.run is not None and next_run.run.number == 3
+    kept = watches.runs(watch.id)
+    assert [(run.number, run.status) for run in kept] == [(1, "done"), (2, "failed"), (3, "done")]
+    assert kept[1].error is not None and "ended before the run did" in kept[1].error
+    assert next_run.headline == "Nothing changed.", "compared with run 1, the last that finished"
+    assert "compared with run 1" in (watches.changes(watch.id) or "")
+    assert watches.changes(watch.id, 1) is not None, "run 1's report is kept"
+    for run in kept:  # each run is in the run history too
+        assert run.thread_id and history.run(run.thread_id) is not None
+
+    feed = feedparser.parse(watches.feed_path(watch.id).read_bytes())
+    assert not feed.bozo, feed.get("bozo_exception")
+    titles = [entry.title for entry in feed.entries]
+    assert titles == ["Run 1: first run", "Run 2 failed", "Run 3: nothing changed"]
+
+
+def test_watch_commands_say_what_to_do(rig: Rig, corpus: Path) -> None:
+    added = ponder("watch", "add", "How do tides work?", "--every", "10s", "--docs", str(corpus))
+    out, err = added.communicate(timeout=60)
+    assert added.returncode == 2 and "at least 60 seconds" in err and "Traceback" not in err
+    unknown = ponder("watch", "changes", "nope")
+    out, err = unknown.communicate(timeout=60)
+    assert unknown.returncode == 2 and "No watch 'nope'" in err
+    nothing = ponder("watch", "run")
+    out, err = nothing.communicate(timeout=60)
+    assert nothing.returncode == 0 and out.strip() == "Nothing is due."
