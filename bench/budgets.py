@@ -9,6 +9,10 @@ late. The time budget is 60 % of that
 run's wall time (target: the budgeted run ends no later than 10 % past its budget); the
 token budgets are 50, 70 and 90 % of an unbudgeted run's tokens as the rig counts them
 (target: never more). Every run must end in a report that cites its sources.
+
+The unbudgeted run's live estimates of its time left (each round's ``seconds_left``) are
+compared with the time it really had left: the estimate standing at mid-run, and every one
+after it, should be within 25 %.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from typing import Any
 
 from workspace import ROOT
 
-from ponder import aresearch
+from ponder import stream
+from ponder.core.result import Report
 from ponder.testing import Rig, ScriptedBackend
 from ponder.testing.pydocs import html_root
 
@@ -35,6 +40,7 @@ REPORT_TOKENS = 400  # num_predict: what a small model's report may write
 TIME_SHARE = 0.6
 TOKEN_SHARES = (0.5, 0.7, 0.9)
 LATE_AT_MOST = 0.10
+ESTIMATE_OFF_AT_MOST = 0.25
 
 
 def bench_budgets(work: Path) -> dict[str, Any]:
@@ -44,7 +50,8 @@ def bench_budgets(work: Path) -> dict[str, Any]:
         base = {"model": "scripted", "ollama_base_url": rig.url, "search": "local",
                 "docs": [str(corpus)], "mode": "loop", "max_loops": 6,
                 "num_predict": REPORT_TOKENS}  # fmt: skip
-        free, free_wall = _run(base)
+        estimates: list[tuple[float, float]] = []
+        free, free_wall = _run(base, estimates)
         budget = round(TIME_SHARE * free_wall, 1)
         held, wall = _run({**base, "time_budget": budget})
         timed = {
@@ -66,14 +73,46 @@ def bench_budgets(work: Path) -> dict[str, Any]:
     within = all(t["tokens"] <= t["budget"] and t["cites"] for t in tokened)
     return {
         "time": timed,
+        "estimate": _estimates_against(estimates, free_wall),
         "tokens": {"free_tokens": free_tokens, "runs": tokened, "target_met": within},
     }
 
 
-def _run(settings: dict[str, Any]) -> tuple[Any, float]:
+def _run(
+    settings: dict[str, Any], estimates: list[tuple[float, float]] | None = None
+) -> tuple[Any, float]:
+    """The run's report and wall time; ``estimates``: each round's estimate of the time
+    left, with when it came (seconds from the start)."""
     started = time.perf_counter()
-    report = asyncio.run(aresearch(QUESTION, **settings))
+
+    async def run() -> Any:
+        report = None
+        async for item in stream(QUESTION, **settings):
+            if isinstance(item, Report):
+                report = item
+            elif item.kind == "round_start" and "seconds_left" in item.data:
+                at = time.perf_counter() - started
+                (estimates if estimates is not None else []).append((at, item.data["seconds_left"]))
+        return report
+
+    report = asyncio.run(run())
     return report, time.perf_counter() - started
+
+
+def _estimates_against(estimates: list[tuple[float, float]], wall: float) -> dict[str, Any]:
+    """Each estimate beside the time that was really left; the worst from mid-run on."""
+    rows = [
+        {"at": round(at, 1), "estimate": round(left, 1), "actual": round(wall - at, 1),
+         "off": round(abs(left - (wall - at)) / max(wall - at, 1e-6), 3)}
+        for at, left in estimates
+    ]  # fmt: skip
+    standing = [row for row in rows if row["at"] <= wall / 2][-1:]
+    judged = standing + [row for row in rows if row["at"] > wall / 2]
+    worst = max((row["off"] for row in judged), default=None)
+    return {
+        "wall": round(wall, 1), "rounds": rows, "worst_from_mid_run": worst,
+        "target_met": worst is not None and worst <= ESTIMATE_OFF_AT_MOST,
+    }  # fmt: skip
 
 
 def _tokens(report: Any) -> int:
@@ -101,4 +140,12 @@ def table_rows(budgets: dict[str, Any]) -> list[tuple[str, str]]:
     )
     mark = "  ✓ target met" if tokened["target_met"] else "  ✗ target MISSED"
     rows.append((f"budgets: --token-budget (unbudgeted {tokened['free_tokens']:,})", spent + mark))
+    if estimate := budgets.get("estimate"):
+        worst = estimate["worst_from_mid_run"]
+        mark = "  ✓ target met" if estimate["target_met"] else "  ✗ target MISSED"
+        said = ", ".join(f"{r['estimate']:g} s for {r['actual']:g} s" for r in estimate["rounds"])
+        off = f"{100 * worst:.0f} %" if worst is not None else "none made"
+        rows.append(
+            ("budgets: time left, as estimated live", f"{said}; worst from mid-run {off}" + mark)
+        )
     return rows

@@ -85,3 +85,23 @@ async def test_in_the_deep_pipeline_a_budget_stops_new_rounds_of_researchers(
     assert any("after 1 of 3 round(s)" in w or "after 2 of 3 round(s)" in w
                for w in held.stats.warnings)  # fmt: skip
     assert held.citations
+
+
+async def test_each_round_after_the_first_says_the_time_left_and_the_terminal_shows_it(
+    rig: Rig, pages: Path
+) -> None:
+    from ponder import stream
+    from ponder.interfaces.cli.progress import ProgressState
+
+    shown = ProgressState()
+    starts = []
+    async for item in stream(QUESTION, **settings(rig, pages, max_loops=3)):
+        if getattr(item, "kind", "") == "round_start":
+            starts.append(item.data)
+            shown.apply(item)
+            if "seconds_left" in item.data:
+                assert "left" in shown.headline(1.0).split(" · ")[-1]
+    assert [s["round"] for s in starts] == [1, 2, 3]
+    assert "seconds_left" not in starts[0], "nothing is measured before the first round"
+    left = [s["seconds_left"] for s in starts[1:]]
+    assert all(seconds > 0 for seconds in left) and left[1] < left[0], left

@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from ponder.core.errors import ConfigurationError
-from ponder.services.research.budget import Spent, budget_spent, report_tokens, said
+from ponder.services.research.budget import (
+    Spent,
+    budget_spent,
+    model_speed,
+    report_tokens,
+    said,
+    time_left,
+)
 from ponder.settings.configuration import Configuration
 
 # Two rounds in 40 s of node time and 3,000 tokens: 6 calls of 5 s, 600 tokens written.
@@ -72,3 +79,29 @@ def test_the_report_says_which_budget_ended_the_research() -> None:
         "report its share."
     )
     assert "token budget (30,000 tokens)" in said("tokens", settings(token_budget=30000), 1)
+
+
+def test_the_models_latency_and_speed_are_fitted_to_its_calls() -> None:
+    # Calls of 2 s plus 30 ms a token: the line through them gives both back.
+    calls = tuple((2.0 + 0.03 * written, written) for written in (10, 50, 200, 400))
+    spent = Spent(seconds=30, tokens=5000, rounds=2, calls=4, model_seconds=25, written=660,
+                  timings=calls)  # fmt: skip
+    latency, per_token = model_speed(spent)
+    assert latency == pytest.approx(2.0) and per_token == pytest.approx(0.03)
+    alike = Spent(seconds=30, tokens=5000, rounds=2, calls=2, model_seconds=6, written=20,
+                  timings=((3.0, 10), (3.0, 10)))  # fmt: skip
+    assert model_speed(alike) == (3.0, 0.0), "calls too alike to separate: their average"
+
+
+def test_time_left_is_the_rounds_to_come_and_the_report_at_this_runs_pace() -> None:
+    # Two rounds of 10 s each (4 s of it reflecting), calls of 1 s + 10 ms a token.
+    calls = ((1.5, 50), (2.0, 100), (3.0, 200))
+    spent = Spent(seconds=25, tokens=4000, rounds=2, calls=3, model_seconds=6.5, written=350,
+                  timings=calls, round_seconds=20, reflect_seconds=8)  # fmt: skip
+    report = 1.0 + 0.01 * 200  # its longest call's length at the fitted pace
+    # Four rounds to come (the last without a reflection), then the report.
+    assert time_left(spent, settings(max_loops=6)) == pytest.approx(4 * 10 - 4 + report)
+    # A time budget of 60 s allows this round and one more: 25 + 10, then 10 more leaves
+    # 15 s, and a third would need 12.5 s and the report's 3 s.
+    assert time_left(spent, settings(max_loops=6, time_budget=60)) == pytest.approx(20 + report)
+    assert time_left(Spent(0, 0, 0, 0, 0, 0), settings()) is None, "nothing measured yet"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_LIST_KEYS = ("warnings", "events")
+_LIST_KEYS = ("warnings", "events", "call_timings")
 _DICT_KEYS = ("node_seconds", "host_calls")
 
 

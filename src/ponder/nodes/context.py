@@ -93,6 +93,7 @@ class NodeContext:
             "prompt_tokens": self.usage.prompt_tokens,
             "completion_tokens": self.usage.completion_tokens,
             "model_seconds": round(self.usage.model_seconds, 6),
+            "call_timings": list(self.usage.call_timings),
             "retries": self.usage.retries,
             "fallbacks": self.usage.fallbacks,
             "generations_stopped": self.usage.stopped,

@@ -16,7 +16,8 @@ from ponder.core.errors import SearchBackendError
 from ponder.core.sources import Numbering, Source, merge_sources
 from ponder.core.state import Finding, LoopState
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.route import rounds_done
+from ponder.nodes.route import rounds_done, spent_by
+from ponder.services.research.budget import time_left
 from ponder.services.research.findings import PIECE_SEPARATOR, finding_pieces, piece_digest
 from ponder.services.research.vetting import MAX_QUERY_CHARS
 from ponder.services.search import SearchBackend, SearchResult, make_search
@@ -30,7 +31,15 @@ PASSAGE_CHARS = 1200  # evidence kept per result; the summary prompt trims furth
 async def web_research(state: LoopState, ctx: NodeContext) -> dict[str, Any]:
     queries = searchable(state.get("queries"), ctx.config.queries_per_round)
     round_number = rounds_done(state, ctx.config) + 1
-    ctx.emit("round_start", round=round_number, max_rounds=ctx.config.max_loops, queries=queries)
+    # The loop's own estimate; a researcher's rounds are the supervisor's to plan.
+    left = None if ctx.researcher else time_left(spent_by(state, ctx.config), ctx.config)
+    ctx.emit(
+        "round_start",
+        round=round_number,
+        max_rounds=ctx.config.max_loops,
+        queries=queries,
+        **({"seconds_left": round(left, 1)} if left is not None else {}),
+    )
     ctx.count("rounds")  # every search round of the run, the loop's and each researcher's
     # Off the event loop: opening the local index touches the disk (LangGraph Server forbids
     # blocking calls in async nodes).

@@ -59,6 +59,8 @@ class ProgressState:
     repeats: dict[str, int] = field(default_factory=dict)  # a warning's shape → times again
     draft: str = ""  # report text streaming in; cleared when an attempt is discarded
     draft_note: str = ""
+    # When the run should end, as its latest round estimated it (time.monotonic()).
+    left_until: float | None = None
 
     def apply(self, event: ProgressEvent) -> str | None:
         """Fold one event in; returns a warning to print, if the event is a new one."""
@@ -72,6 +74,8 @@ class ProgressState:
             self.round = int(data.get("round") or self.round)
             self.max_rounds = int(data.get("max_rounds") or self.max_rounds)
             self.queries = [str(q) for q in data.get("queries") or []]
+            left = data.get("seconds_left")
+            self.left_until = time.monotonic() + float(left) if left is not None else None
         elif event.kind == "queries":
             self.queries = [str(q) for q in data.get("queries") or []]
         elif event.kind == "sources":
@@ -128,6 +132,8 @@ class ProgressState:
             f"{self.tokens:,} tokens",
             format_elapsed(elapsed),
         ]
+        if self.left_until is not None:
+            parts.append(f"about {format_elapsed(max(self.left_until - time.monotonic(), 0))} left")
         return " · ".join(parts)
 
 

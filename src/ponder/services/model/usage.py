@@ -22,6 +22,8 @@ class Usage:
     retries: int = 0
     fallbacks: int = 0
     prompt_tokens_per_call: list[int] = field(default_factory=list)
+    # Each call's [seconds, tokens written]: a run's time left is learned from them.
+    call_timings: list[list[float]] = field(default_factory=list)
 
     stopped: int = 0  # generations stopped mid-stream because they degenerated
     discarded: int = 0  # live drafts withdrawn (rejected, broken off, or thinking)
@@ -36,6 +38,7 @@ class Usage:
         self.completion_tokens += completion
         self.model_seconds += seconds
         self.prompt_tokens_per_call.append(prompt)
+        self.call_timings.append([round(seconds, 4), completion])
 
     def account(
         self,

@@ -25,6 +25,7 @@ REPORT_CALLS = 2  # the report, and a repair of it when its text degenerated
 ROUND_MARGIN = 1.25  # a round may cost more than the average of those before it
 PROMPT_OVERHEAD = 600  # the report prompt's instructions and sources' list, in tokens
 SHORTEST_REPORT = 256  # tokens: a report held to fewer says too little to be worth it
+ROUND_NODES = ("web_research", "summarize_sources", "reflect")  # what each round runs
 
 
 @dataclass(frozen=True)
@@ -37,10 +38,21 @@ class Spent:
     calls: int
     model_seconds: float
     written: int  # completion tokens
+    timings: tuple[tuple[float, int], ...] = ()  # each model call's seconds and tokens written
+    round_seconds: float = 0.0  # of ``seconds``, the rounds' own (not the question's checks)
+    reflect_seconds: float = 0.0  # of those, the reflections' (the last round has none)
+
+    @property
+    def per_round(self) -> float:
+        """Seconds one round takes: its own nodes', without what ran once before them."""
+        spent = self.round_seconds or self.seconds
+        return spent / self.rounds if self.rounds else 0.0
 
     @classmethod
     def of(cls, stats: dict[str, Any] | None, rounds: int) -> Spent:
         stats = stats or {}
+        timings = tuple((float(t[0]), int(t[1])) for t in stats.get("call_timings") or [])
+        nodes = stats.get("node_seconds") or {}
         seconds = sum(float(s) for s in (stats.get("node_seconds") or {}).values())
         written = int(stats.get("completion_tokens") or 0)
         return cls(
@@ -50,6 +62,9 @@ class Spent:
             calls=int(stats.get("llm_calls") or 0),
             model_seconds=float(stats.get("model_seconds") or 0.0),
             written=written,
+            timings=timings,
+            round_seconds=sum(float(nodes.get(name) or 0) for name in ROUND_NODES),
+            reflect_seconds=float(nodes.get("reflect") or 0),
         )
 
 
@@ -69,7 +84,7 @@ def budget_spent(spent: Spent, settings: Configuration) -> str | None:
     if spent.rounds < 1:
         return None  # nothing measured yet: the first round runs
     reserve_seconds, reserve_tokens = report_reserve(spent, settings)
-    round_seconds = ROUND_MARGIN * spent.seconds / spent.rounds
+    round_seconds = ROUND_MARGIN * spent.per_round
     round_tokens = ROUND_MARGIN * spent.tokens / spent.rounds
     budget = settings.time_budget
     if budget is not None and spent.seconds + round_seconds + reserve_seconds > budget:
@@ -78,6 +93,53 @@ def budget_spent(spent: Spent, settings: Configuration) -> str | None:
     if tokens is not None and spent.tokens + round_tokens + reserve_tokens > tokens:
         return "tokens"
     return None
+
+
+def time_left(spent: Spent, settings: Configuration) -> float | None:
+    """Seconds the run has left as a round starts: the rounds it will still run (this one
+    included; as many as ``max_loops`` and the time budget allow) at this run's seconds per
+    round, and its report at this run's model speed. None before a round is measured."""
+    if spent.rounds < 1 or spent.seconds <= 0:
+        return None
+    per_round = spent.per_round
+    rounds = max(0, settings.max_loops - spent.rounds)
+    report = report_seconds(spent, settings)
+    last = rounds  # the loop's last round asks the model no reflection
+    if settings.time_budget is not None:
+        # As budget_spent decides it, round by round: this one was allowed already.
+        ahead, more = spent.seconds + per_round, 1
+        while more < rounds and ahead + ROUND_MARGIN * per_round + report <= settings.time_budget:
+            ahead, more = ahead + per_round, more + 1
+        rounds = min(rounds, more)
+    unreflected = spent.reflect_seconds / spent.rounds if rounds == last else 0.0
+    return rounds * per_round - unreflected + report
+
+
+def report_seconds(spent: Spent, settings: Configuration) -> float:
+    """How long the report's model call should take: a call's latency and a token's time,
+    fitted to this run's calls, for as many tokens as its longest call wrote (a report is
+    prose as long as a summary, up to ``num_predict``)."""
+    latency, per_token = model_speed(spent)
+    longest = max((written for _, written in spent.timings), default=0)
+    return latency + per_token * min(settings.num_predict, longest)
+
+
+def model_speed(spent: Spent) -> tuple[float, float]:
+    """Seconds a call takes before it writes, and per token written: the least-squares line
+    through this run's calls (a slow model's time is mostly one or the other); averages
+    when the calls are too alike to tell them apart."""
+    calls = spent.timings
+    if not calls:
+        average = spent.model_seconds / spent.calls if spent.calls else 0.0
+        return average, 0.0
+    mean_tokens = sum(t for _, t in calls) / len(calls)
+    mean_seconds = sum(s for s, _ in calls) / len(calls)
+    spread = sum((t - mean_tokens) ** 2 for _, t in calls)
+    if spread < 1e-9:
+        return mean_seconds, 0.0
+    slope = sum((t - mean_tokens) * (s - mean_seconds) for s, t in calls) / spread
+    slope = max(slope, 0.0)
+    return max(mean_seconds - slope * mean_tokens, 0.0), slope
 
 
 def report_tokens(spent: Spent, settings: Configuration) -> int | None:

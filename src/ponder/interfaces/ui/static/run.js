@@ -108,6 +108,8 @@ export class RunView {
       case "round_start": {
         this.state.round = Number(data.round || 0);
         this.state.max = Number(data.max_rounds || 0);
+        // The run's estimate of its time left, as this round starts (not for a replay).
+        if (data.seconds_left !== undefined && !this.drawn(seq)) this.countDown(Number(data.seconds_left));
         if (who) this.progress(who, { round: this.state.round, max: this.state.max });
         const queries = el("ul", { class: "queries" },
           ...(data.queries || []).map((q) => el("li", {}, String(q))));
@@ -262,9 +264,18 @@ export class RunView {
     }
     const n = s.sources.size;
     parts.push(`${n} source${n === 1 ? "" : "s"} read`, `${s.tokens.toLocaleString()} tokens`);
+    if (s.leftUntil && !ended) parts.push(`about ${clock((s.leftUntil - Date.now()) / 1000)} left`);
     const text = parts.join(" · ");
     // Unchanged text is left alone: no repaint, and no repeat for a screen reader.
     if (this.headline.textContent !== text) this.headline.textContent = text;
+  }
+
+  countDown(seconds) {
+    this.state.leftUntil = Date.now() + seconds * 1000;
+    this.ticking ||= setInterval(() => {
+      if (["done", "interrupted", "failed"].includes(this.ended)) clearInterval(this.ticking);
+      this.showHeadline();
+    }, 1000);
   }
 
   status(event) {
@@ -314,4 +325,10 @@ export class RunView {
       ` · ${Math.round(stats.wall_seconds || 0)} s · ${stats.llm_calls || 0} model calls · ` +
       `${tokens.toLocaleString()} tokens · ${stats.rounds || 0} round(s) · ${sources.length} source(s) read`;
   }
+}
+
+// Seconds as m:ss (never below 0:00: a round may run past its estimate).
+function clock(seconds) {
+  const whole = Math.max(0, Math.round(seconds));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
 }
