@@ -329,9 +329,23 @@ of the unbudgeted run's time (target: it ends no later than 10 % past its budget
 cited report), and with token budgets of 50, 70 and 90 % of the unbudgeted run's tokens as
 the rig counts them (target: never more, always a cited report). A budget keeps room for a
 report of `num_predict` tokens (400 here) at the speed the run measured, latency included,
-so with the rig's short reports a budgeted run ends early rather than late.
+so with the rig's short reports a budgeted run ends early rather than late. The unbudgeted
+run's estimates of its time left, one each round, beside the time it really had left
+(target: within 25 % from mid-run on).
 """,
         f"{PY} bench/run.py --only budgets",
+    ),
+    Part(
+        "watches",
+        "Watches",
+        """
+A watched question over the Python docs' HTML pages with the tiny model (gemma3 270M, one
+round a run), run again after each change to the folder: none; a fact changed in a page the
+first report cites; that page removed; a page added. Targets: the unchanged folder gives
+"nothing changed" however the model words its report; the change report names exactly the
+page changed, removed or added (the added one when the run read it) and no other.
+""",
+        f"{PY} bench/run.py --only watches",
     ),
     Part(
         "startup",

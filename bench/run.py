@@ -118,8 +118,10 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
     ]
     if not args.no_tiny:
         from tiny_cost import bench_tiny
+        from watches import bench_watches
 
         chosen.append(("tiny", lambda: bench_tiny(corpus, growth=args.tiny_growth)))
+        chosen.append(("watches", lambda: bench_watches(work)))
     if not args.no_quality:
         from multipart import multipart_figures
         from paraphrase import run_paraphrase_bench

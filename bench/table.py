@@ -26,6 +26,7 @@ def part_rows(results: dict[str, Any]) -> list[tuple[str, Rows]]:
     from strong_prose import table_rows as strong_prose_rows
     from ui import table_rows as ui_rows
     from ui_height import table_rows as ui_height_rows
+    from watches import table_rows as watches_rows
 
     search = results.get("search") or {}
     parts: list[tuple[str, Rows]] = [
@@ -58,6 +59,7 @@ def part_rows(results: dict[str, Any]) -> list[tuple[str, Rows]]:
         ("hostile", hostile_rows(results.get("hostile") or {})),
         ("exports", exports_rows(results.get("exports") or {})),
         ("budgets", budgets_rows(results.get("budgets") or {})),
+        ("watches", watches_rows(results.get("watches") or {})),
     ]
     return [(name, rows) for name, rows in parts if rows]
 

@@ -86,3 +86,22 @@ def test_watch_commands_say_what_to_do(rig: Rig, corpus: Path) -> None:
     nothing = ponder("watch", "run")
     out, err = nothing.communicate(timeout=60)
     assert nothing.returncode == 0 and out.strip() == "Nothing is due."
+
+
+def test_a_failed_run_is_recorded_with_its_reason_and_the_watch_goes_on(corpus: Path) -> None:
+    from support import closed_address
+
+    with closed_address() as nowhere:
+        watch = watches.add(
+            "How do tides work?", "1d", model="scripted", ollama_base_url=nowhere,
+            search="local", docs=[str(corpus)], mode="loop", max_loops=1,
+        )  # fmt: skip
+        (failed,) = watches.run_due()
+        assert failed.run is not None and failed.run.status == "failed"
+        assert failed.run.error and "ollama" in failed.run.error.lower()
+        assert watches.due() == [], "the next run waits for its due time"
+        (again,) = watches.run_due(force=[watch.id])
+    assert again.run is not None and again.run.number == 2 and again.run.status == "failed"
+    feed = feedparser.parse(watches.feed_path(watch.id).read_bytes())
+    assert [entry.title for entry in feed.entries] == ["Run 1 failed", "Run 2 failed"]
+    assert "Run 1 failed:" in feed.entries[0].content[0].value

@@ -164,28 +164,44 @@ async def arun(watch: Watch, started: Callable[[str], None] | None = None) -> Ou
 
 
 async def _run(store: WatchStore, watch: Watch, started: Callable[[str], None] | None) -> Outcome:
-    from ponder.api import aresearch
-
     thread_id = new_thread_id()
     run = store.begin(watch.id, thread_id)
     if started is not None:
         started(thread_id)
-    # Nobody is there to answer a question, and a cached search would hide what changed.
-    settings = {**watch.options, "allow_clarification": False, "cache": False}
-    config = Configuration.create(**settings)
-    roots = list(config.docs or [])
     try:
-        if roots:  # brought up to date now: a search within the minute would not see edits
-            await asyncio.to_thread(documents.index, roots, config=config)
-        report = await aresearch(watch.question, thread_id=thread_id, **settings)
+        report, config = await _research(watch, thread_id)
     except PonderError as exc:  # the model or a search failed: recorded, the watch goes on
         return _failed(store, watch, run, str(exc))
     except BaseException as exc:  # stopped, or a bug: recorded, then raised
         _failed(store, watch, run, f"stopped ({type(exc).__name__})")
         raise
+    try:
+        return await _compared(store, watch, run, report, config)
+    except BaseException as exc:
+        _failed(store, watch, run, f"what it read could not be kept ({type(exc).__name__})")
+        raise
+
+
+async def _research(watch: Watch, thread_id: str) -> tuple[Report, Configuration]:
+    from ponder.api import aresearch
+
+    # Nobody is there to answer a question, and a cached search would hide what changed.
+    settings = {**watch.options, "allow_clarification": False, "cache": False}
+    config = Configuration.create(**settings)
+    roots = list(config.docs or [])
+    if roots and read_environment().index_role != "reader":
+        # Brought up to date now: a search within the minute would not see the edits.
+        await asyncio.to_thread(documents.index, roots, config=config)
+    return await aresearch(watch.question, thread_id=thread_id, **settings), config
+
+
+async def _compared(
+    store: WatchStore, watch: Watch, run: WatchRun, report: Report, config: Configuration
+) -> Outcome:
+    """The run's snapshot kept, compared with the last run that finished, and said."""
     earlier = _last_done(store, watch.id)
     before = store.snapshot(watch.id, earlier.number) if earlier else None
-    hidden = config.docs_hidden_and_symlinks
+    roots, hidden = list(config.docs or []), config.docs_hidden_and_symlinks
     taken = await asyncio.to_thread(snapshot.take, report, roots, before, hidden)
     store.save_snapshot(watch.id, run.number, taken)
     if earlier is None or before is None:
