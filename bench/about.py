@@ -328,8 +328,8 @@ as a slow local model (2 s a call and 30 ms a token written): with a time budget
 of the unbudgeted run's time (target: it ends no later than 10 % past its budget, with a
 cited report), and with token budgets of 50, 70 and 90 % of the unbudgeted run's tokens as
 the rig counts them (target: never more, always a cited report). A budget keeps room for a
-report of `num_predict` tokens (400 here) at the speed the run measured, latency included,
-so with the rig's short reports a budgeted run ends early rather than late. The unbudgeted
+round a quarter costlier than the average and for a report at least 256 tokens long at the
+pace the run measured, so a budgeted run ends early rather than late. The unbudgeted
 run's estimates of its time left, one each round, beside the time it really had left
 (target: within 25 % from mid-run on).
 """,

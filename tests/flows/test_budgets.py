@@ -85,6 +85,26 @@ async def test_in_the_deep_pipeline_a_budget_stops_new_rounds_of_researchers(
     assert any("after 1 of 3 round(s)" in w or "after 2 of 3 round(s)" in w
                for w in held.stats.warnings)  # fmt: skip
     assert held.citations
+    assert tokens(held) <= tokens(free) * 6 // 10, "its report is held to what is left"
+
+
+async def test_a_deep_report_with_no_room_left_is_built_from_the_notes(
+    rig: Rig, scripted: Any, pages: Path
+) -> None:
+    scripted.overrides["SupervisorDecision"] = lambda _request: {
+        "reflection": "r", "subtopics": ["sorting lists", "itertools recipes"],
+        "research_complete": False,
+    }  # fmt: skip
+    deep = settings(rig, pages, mode="deep", max_loops=1, max_supervisor_rounds=1,
+                    max_concurrent_researchers=2, allow_clarification=False)  # fmt: skip
+    free = await aresearch(QUESTION, **deep)
+    assert not free.stats.extractive_report
+    calls = len(rig.log)
+    # Room for the research, not for the report's reading of its notes on top.
+    held = await aresearch(QUESTION, **deep, token_budget=max(2000, tokens(free) - 200))
+    assert held.stats.extractive_report and held.citations
+    assert not [e for e in rig.log[calls:] if e.schema is None], "no report call"
+    assert tokens(held) <= max(2000, tokens(free) - 200)
 
 
 async def test_each_round_after_the_first_says_the_time_left_and_the_terminal_shows_it(

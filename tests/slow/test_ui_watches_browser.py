@@ -107,3 +107,35 @@ def run_now(page: Any, number: int) -> None:
             break
         page.wait_for_timeout(250)
     expect(status).to_have_text(f"run {number}: done")
+
+
+def test_a_runs_page_counts_down_the_time_it_estimates_is_left(
+    rig: Rig, scripted: Any, corpus: Path, tmp_path: Path, browser: Any
+) -> None:
+    from test_ui_browser import ask
+
+    scripted.delay = 0.8  # rounds slow enough to read the estimate between them
+    server = UiServer(operator_env(rig, corpus, tmp_path, PONDER_MAX_LOOPS="4")).start()
+    tab = Page(browser, server)
+    try:
+        page = ask(tab, "How do tides work?")
+        headline = page.locator("#headline")
+        expect(headline).to_contain_text("round 2 of 4", timeout=WAIT)
+        expect(headline).to_contain_text(re.compile(r"about \d+:\d\d left"))
+        tab.shot("time-left")
+        first = headline.inner_text()
+        page.wait_for_timeout(1_100)
+        later = headline.inner_text()
+        if "round 2 of 4" in later:  # the same estimate, a second on: counted down
+            assert _left(later) < _left(first), (first, later)
+        page.wait_for_selector("#status.status-done", timeout=WAIT)
+        expect(headline).not_to_contain_text("left")
+    finally:
+        tab.close()
+        assert server.stop() == 0
+
+
+def _left(headline: str) -> int:
+    found = re.search(r"about (\d+):(\d\d) left", headline)
+    assert found, headline
+    return int(found[1]) * 60 + int(found[2])

@@ -31,10 +31,26 @@ def test_without_a_budget_or_before_a_round_nothing_ends_the_research() -> None:
 
 
 def test_a_time_budget_leaves_room_for_a_round_as_costly_as_any_and_the_report() -> None:
-    # 40 s spent, a round of 20 s × 1.25, and the report: 1,024 tokens at 0.05 s each.
-    needed = 40 + 25 + 1024 * 0.05
-    assert budget_spent(TWO_ROUNDS, settings(time_budget=needed - 1)) == "time"
-    assert budget_spent(TWO_ROUNDS, settings(time_budget=needed + 1)) is None
+    # Six calls of 1 s plus 20 ms a token written, the longest 300 tokens.
+    calls = tuple((1 + 0.02 * written, written) for written in (50, 100, 150, 200, 250, 300))
+    paced = Spent(seconds=40.0, tokens=3000, rounds=2, calls=6, model_seconds=27.0,
+                  written=1050, timings=calls)  # fmt: skip
+    # 40 s spent, a round of 20 s × 1.25, and a report as long as the longest call: 1 + 6 s.
+    needed = 40 + 25 + 7
+    assert budget_spent(paced, settings(time_budget=needed - 1)) == "time"
+    assert budget_spent(paced, settings(time_budget=needed + 1)) is None
+    # Without timings (a run from before they were kept): a call's average time.
+    assert budget_spent(TWO_ROUNDS, settings(time_budget=40 + 25 + 5 - 1)) == "time"
+
+
+def test_under_a_time_budget_the_report_writes_what_the_time_left_allows() -> None:
+    calls = tuple((1 + 0.02 * written, written) for written in (50, 100, 150, 200, 250, 300))
+    paced = Spent(seconds=40.0, tokens=3000, rounds=2, calls=6, model_seconds=27.0,
+                  written=1050, timings=calls)  # fmt: skip
+    # 60 s budget: 20 s left, less a call's 1 s latency, at 20 ms a token.
+    assert report_tokens(paced, settings(time_budget=60, num_predict=2048)) == 950
+    assert report_tokens(paced, settings(time_budget=60, num_predict=512)) == 512
+    assert report_tokens(paced, settings(time_budget=45)) == 0, "too little: from the sources"
 
 
 def test_a_token_budget_leaves_room_for_a_round_and_what_the_report_reads_and_writes() -> None:

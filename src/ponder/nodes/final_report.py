@@ -9,8 +9,10 @@ from typing import Any
 from ponder.core.deep_state import DeepState, Note
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.reporting import report_update, run_warnings
+from ponder.services.model.budget import estimate_tokens
 from ponder.services.report.stage import Material, write_report
 from ponder.services.research.aspects import aspects_for
+from ponder.services.research.budget import PROMPT_OVERHEAD, Spent, report_tokens
 
 
 def sections(state: DeepState) -> list[Note]:
@@ -23,15 +25,33 @@ def sections(state: DeepState) -> list[Note]:
 
 @node("final_report")
 async def final_report(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
+    notes = sections(state)
+    cap = _held_to_budgets(state, notes, ctx)
     material = Material(
         topic=state["topic"],
         aspects=aspects_for(state["topic"], state.get("aspects")),
         sources=state.get("sources", []),
-        notes=sections(state),
+        notes=notes,
         brief=state.get("brief", ""),
         problems=run_warnings(state),
+        drafted=cap != 0,
     )
     written = await write_report(
         ctx.llm("report"), material, warn=ctx.warn, embedder=ctx.embedder()
     )
     return {**report_update(ctx, written), "running_summary": written.notes}
+
+
+def _held_to_budgets(state: DeepState, notes: list[Note], ctx: NodeContext) -> int | None:
+    """The most each of the report's calls may write within the run's budgets (None: no
+    budget; 0: none, the report is built from the notes). It may be written section by
+    section, one call per note, so each call gets its share of what is left, and what it
+    reads is all the notes."""
+    spent = Spent.of(state.get("stats"), int(state.get("supervisor_round") or 0))
+    text = "\n\n".join(note["summary"] for note in notes)
+    calls = max(len(notes), 1)
+    reading = estimate_tokens(text, ctx.config.model) + PROMPT_OVERHEAD * calls
+    cap = report_tokens(spent, ctx.config, reading, calls)
+    if cap:
+        ctx.config = ctx.config.model_copy(update={"num_predict": cap})
+    return cap

@@ -79,6 +79,28 @@ def ask_form(form: dict[str, Any]) -> str:
         f"{' checked' if form['mode'] == mode else ''}> {escape(words)}</label>"
         for mode, words in MODES.items()
     )
+    model = escape(form["model"])
+    return f"""<form method="post" action="/runs" class="ask" id="ask">
+<label for="topic">Question</label>
+<textarea id="topic" name="topic" rows="3" required
+ placeholder="What do you want to know?">{topic}</textarea>
+<button type="submit">Research</button>
+<h2 class="options">Options</h2>
+<fieldset><legend>Depth</legend>{modes}
+<label class="rounds">Rounds <input type="number" name="max_loops" min="1"
+ max="{int(form["most_rounds"])}" value="{int(form["max_loops"])}"></label></fieldset>
+<div class="model"><label for="model">Model</label>
+<select id="model" name="model"><option value="{model}" selected>{model}</option></select>
+<span id="model-health" class="health" role="status" data-model-server="{escape(form["server"])}">
+</span></div>
+{sources_fieldsets(form)}
+</form>
+"""
+
+
+def sources_fieldsets(form: dict[str, Any]) -> str:
+    """Where a run searches: its backends to tick and its document folders (the ask form's
+    and a watch's)."""
     searches = "".join(_search_choice(name, form) for name in form["searches"])
     docs = "".join(
         f'<label class="choice"><input type="checkbox" name="docs" value="{escape(root)}"'
@@ -96,24 +118,7 @@ def ask_form(form: dict[str, Any]) -> str:
         if docs
         else '<p class="hint">No document folders yet — see <a href="/documents">Documents</a>.</p>'
     )
-    model = escape(form["model"])
-    return f"""<form method="post" action="/runs" class="ask" id="ask">
-<label for="topic">Question</label>
-<textarea id="topic" name="topic" rows="3" required
- placeholder="What do you want to know?">{topic}</textarea>
-<button type="submit">Research</button>
-<h2 class="options">Options</h2>
-<fieldset><legend>Depth</legend>{modes}
-<label class="rounds">Rounds <input type="number" name="max_loops" min="1"
- max="{int(form["most_rounds"])}" value="{int(form["max_loops"])}"></label></fieldset>
-<div class="model"><label for="model">Model</label>
-<select id="model" name="model"><option value="{model}" selected>{model}</option></select>
-<span id="model-health" class="health" role="status" data-model-server="{escape(form["server"])}">
-</span></div>
-<fieldset><legend>Search</legend>{searches}</fieldset>
-{documents}
-</form>
-"""
+    return f"<fieldset><legend>Search</legend>{searches}</fieldset>\n{documents}"
 
 
 def _search_choice(name: str, form: dict[str, Any]) -> str:

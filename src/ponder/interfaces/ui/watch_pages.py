@@ -11,7 +11,7 @@ from typing import Any
 
 from ponder.api.watches import Watch, WatchRun, every_label
 from ponder.interfaces.html.markdown import markdown_engine
-from ponder.interfaces.ui.pages import layout
+from ponder.interfaces.ui.pages import layout, sources_fieldsets
 
 EVERY_CHOICES = ("1h", "6h", "12h", "1d", "1w")
 
@@ -47,6 +47,7 @@ def no_such_watch() -> str:
 
 
 def _form(form: dict[str, Any]) -> str:
+    """The question, how often, and where it searches (the ask form's choices)."""
     topic = escape(str(form.get("topic") or ""))
     every = str(form.get("every") or "1d")
     options = "".join(
@@ -59,7 +60,8 @@ def _form(form: dict[str, Any]) -> str:
         f'<textarea id="topic" name="topic" rows="2" required>{topic}</textarea>'
         '<label for="every">Every</label>'
         f'<select id="every" name="every">{options}</select>'
-        '<button type="submit">Watch</button></form>'
+        '<button type="submit">Watch</button>'
+        f"{sources_fieldsets(form)}</form>"
     )
 
 

@@ -20,7 +20,7 @@ from ponder.api import watches
 from ponder.core.errors import InvalidInputError, PonderError
 from ponder.interfaces.ui import shown, store, watch_pages
 from ponder.interfaces.ui.access import User
-from ponder.interfaces.ui.asking import run_options
+from ponder.interfaces.ui.asking import ask_defaults, run_options
 from ponder.interfaces.ui.local_runs import LocalRuns, run_limit
 from ponder.interfaces.ui.requests import redirect_to, refused_status, runs_of, user_of
 from ponder.settings.callers import operator_configuration
@@ -31,7 +31,8 @@ ATOM = "application/atom+xml; charset=utf-8"
 
 async def watches_page(request: Request) -> HTMLResponse:
     user = user_of(request)
-    return HTMLResponse(watch_pages.watches_page(_rows(user), None, {}))
+    form = await asyncio.to_thread(ask_defaults, user)
+    return HTMLResponse(watch_pages.watches_page(_rows(user), None, form))
 
 
 async def add_watch(request: Request) -> Response:
@@ -44,8 +45,9 @@ async def add_watch(request: Request) -> Response:
         await asyncio.to_thread(watches.add, topic, every, owner=user.name, **options)
     except PonderError as exc:
         said = shown.text(user, str(exc))
-        values = {"topic": submitted.get("topic") or "", "every": submitted.get("every") or ""}
-        return HTMLResponse(watch_pages.watches_page(_rows(user), said, values), 400)
+        form = await asyncio.to_thread(ask_defaults, user, submitted)
+        form["every"] = str(submitted.get("every") or "")
+        return HTMLResponse(watch_pages.watches_page(_rows(user), said, form), 400)
     return redirect_to("/watches")
 
 
@@ -63,9 +65,9 @@ async def act_on_watch(request: Request) -> Response:
             _start(request, user, watch)
         except PonderError as exc:
             said = shown.text(user, str(exc))
-            return HTMLResponse(
-                watch_pages.watches_page(_rows(user), said, {}), refused_status(exc, 400)
-            )
+            form = await asyncio.to_thread(ask_defaults, user)
+            page = watch_pages.watches_page(_rows(user), said, form)
+            return HTMLResponse(page, refused_status(exc, 400))
     return redirect_to("/watches")
 
 

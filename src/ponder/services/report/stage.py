@@ -47,8 +47,8 @@ class Material:
     notes: list[Note] | None = None
     brief: str = ""
     problems: Sequence[str] = ()  # the run's warnings: a report of nothing found says them
-    # False: no model call (a token budget left too little): the report is built from the
-    # sources and the summary's cited findings, as when the model's text is unusable.
+    # False: no model call (a budget left too little): the report is built from the sources
+    # and the summary's (or the notes') cited findings, as when the model's text is unusable.
     drafted: bool = True
 
 
@@ -93,7 +93,8 @@ async def write_report(
         body = await drafter.from_summary(notes) if material.drafted else ""
     else:
         notes = notes_markdown(material.notes)
-        body = await drafter.from_notes(material.notes, notes, material.brief or topic)
+        brief = material.brief or topic
+        body = await drafter.from_notes(material.notes, notes, brief) if material.drafted else ""
     body, completed = completed_parts(body, sources, aspects)
     if completed:
         warn(

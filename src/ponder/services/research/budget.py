@@ -8,10 +8,10 @@ nodes took (the loop's nodes run one at a time, so that is its working time, and
 for an answer is not counted) and the tokens the model server counted.
 
 The report's reserve: its tokens are bounded by the settings that shape it (the running
-summary, the evidence shown, and what the model may write); its time is two of this run's
-model calls (a report and a repair), or its output tokens at this run's writing speed,
-whichever is longer. The report itself is then held to the tokens left
-(:func:`report_tokens`): a report written past a token budget would break it.
+summary, the evidence shown, and what the model may write); its time is one call at this
+run's pace (a latency and a per-token time fitted to its calls) writing as much as the
+run's longest text, and never less than a short report. The report itself is then held to
+what is left (:func:`report_tokens`): the tokens, and what the model writes in the time.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import Any
 
 from ponder.settings.configuration import Configuration
 
-REPORT_CALLS = 2  # the report, and a repair of it when its text degenerated
 ROUND_MARGIN = 1.25  # a round may cost more than the average of those before it
 PROMPT_OVERHEAD = 600  # the report prompt's instructions and sources' list, in tokens
 SHORTEST_REPORT = 256  # tokens: a report held to fewer says too little to be worth it
@@ -72,10 +71,9 @@ def report_reserve(spent: Spent, settings: Configuration) -> tuple[float, int]:
     """The seconds and tokens to keep for the report."""
     tokens = settings.summary_tokens + settings.evidence_tokens + PROMPT_OVERHEAD
     tokens += settings.num_predict
-    per_call = spent.model_seconds / spent.calls if spent.calls else 0.0
-    per_written = spent.model_seconds / spent.written if spent.written else 0.0
-    seconds = max(REPORT_CALLS * per_call, settings.num_predict * per_written)
-    return seconds, tokens
+    # Never less time than the shortest report worth writing: the report itself is then
+    # held to the time left.
+    return report_seconds(spent, settings, at_least=SHORTEST_REPORT), tokens
 
 
 def budget_spent(spent: Spent, settings: Configuration) -> str | None:
@@ -115,13 +113,13 @@ def time_left(spent: Spent, settings: Configuration) -> float | None:
     return rounds * per_round - unreflected + report
 
 
-def report_seconds(spent: Spent, settings: Configuration) -> float:
+def report_seconds(spent: Spent, settings: Configuration, at_least: int = 0) -> float:
     """How long the report's model call should take: a call's latency and a token's time,
     fitted to this run's calls, for as many tokens as its longest call wrote (a report is
-    prose as long as a summary, up to ``num_predict``)."""
+    prose as long as a summary, up to ``num_predict``), or ``at_least`` that many."""
     latency, per_token = model_speed(spent)
     longest = max((written for _, written in spent.timings), default=0)
-    return latency + per_token * min(settings.num_predict, longest)
+    return latency + per_token * max(at_least, min(settings.num_predict, longest))
 
 
 def model_speed(spent: Spent) -> tuple[float, float]:
@@ -142,16 +140,27 @@ def model_speed(spent: Spent) -> tuple[float, float]:
     return max(mean_seconds - slope * mean_tokens, 0.0), slope
 
 
-def report_tokens(spent: Spent, settings: Configuration) -> int | None:
-    """The most the report may write to stay within the token budget (None: no budget; 0:
-    too few tokens are left for the model's report, so it is built from the sources)."""
-    if settings.token_budget is None:
+def report_tokens(
+    spent: Spent, settings: Configuration, reading: int | None = None, calls: int = 1
+) -> int | None:
+    """The most each of the report's ``calls`` may write to stay within the budgets (None:
+    no budget; 0: too little is left for the model's report, so it is built from the
+    sources): under a token budget, the tokens left once it has read what it reads
+    (``reading``; by default what the loop's report reads); under a time budget, what this
+    run's model writes in the time left."""
+    caps = []
+    if settings.token_budget is not None:
+        if reading is None:
+            reading = settings.summary_tokens + settings.evidence_tokens + PROMPT_OVERHEAD
+        caps.append(settings.token_budget - spent.tokens - reading)
+    if settings.time_budget is not None:
+        latency, per_token = model_speed(spent)
+        left = settings.time_budget - spent.seconds - calls * latency
+        caps.append(int(left / per_token) if per_token > 0 else settings.num_predict * (left > 0))
+    if not caps:
         return None
-    reading = settings.summary_tokens + settings.evidence_tokens + PROMPT_OVERHEAD
-    left = settings.token_budget - spent.tokens - reading
-    if left < SHORTEST_REPORT:
-        return 0
-    return min(settings.num_predict, left)
+    each = min(caps) // max(calls, 1)
+    return 0 if each < SHORTEST_REPORT else min(settings.num_predict, each)
 
 
 def said(reason: str, settings: Configuration, rounds: int, most: int | None = None) -> str:
