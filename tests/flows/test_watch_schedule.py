@@ -11,8 +11,10 @@ import time
 from pathlib import Path
 
 import feedparser
+import pytest
 
 from ponder.api import history, watches
+from ponder.core.errors import InvalidInputError
 from ponder.testing import Rig
 from ponder.testing.replies import ScriptedBackend
 
@@ -86,6 +88,9 @@ def test_watch_commands_say_what_to_do(rig: Rig, corpus: Path) -> None:
     nothing = ponder("watch", "run")
     out, err = nothing.communicate(timeout=60)
     assert nothing.returncode == 0 and out.strip() == "Nothing is due."
+    remote = ponder("watch", "add", "How do tides work?", "--every", "1d", "--server", rig.url)
+    out, err = remote.communicate(timeout=60)
+    assert remote.returncode == 2 and "leave out --server" in err
 
 
 def test_a_failed_run_is_recorded_with_its_reason_and_the_watch_goes_on(corpus: Path) -> None:
@@ -105,3 +110,9 @@ def test_a_failed_run_is_recorded_with_its_reason_and_the_watch_goes_on(corpus: 
     feed = feedparser.parse(watches.feed_path(watch.id).read_bytes())
     assert [entry.title for entry in feed.entries] == ["Run 1 failed", "Run 2 failed"]
     assert "Run 1 failed:" in feed.entries[0].content[0].value
+
+
+def test_a_watch_is_refused_while_runs_go_to_an_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PONDER_SERVER", "http://127.0.0.1:9")
+    with pytest.raises(InvalidInputError, match="run `ponder watch` without it"):
+        watches.add("How do tides work?", "1d")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ponder.api import documents
+from ponder.api import documents, server_url
 from ponder.api.runner import new_thread_id
 from ponder.core.errors import InvalidInputError, PonderError
 from ponder.core.result import Report
@@ -56,8 +56,18 @@ def add(question: str, every: str | float, *, owner: str = "", **config: Any) ->
     :class:`Configuration` settings (the rest from the environment at each run)."""
     clean = clean_topic(question)
     seconds = interval(every)
+    _here_only()
     Configuration.create(**config)  # a bad setting is refused now, not at the first run
     return _store().add(clean, seconds, config, owner)
+
+
+def _here_only() -> None:
+    """Watches run where their documents are read again: on this machine, not an engine."""
+    if server_url(None):
+        raise InvalidInputError(
+            "Watched questions run on this machine, and PONDER_SERVER sends runs to an "
+            "engine: run `ponder watch` without it (watches on an engine are not offered yet)."
+        )
 
 
 def interval(every: str | float) -> float:
@@ -187,6 +197,7 @@ async def _research(watch: Watch, thread_id: str) -> tuple[Report, Configuration
 
     # Nobody is there to answer a question, and a cached search would hide what changed.
     settings = {**watch.options, "allow_clarification": False, "cache": False}
+    _here_only()
     config = Configuration.create(**settings)
     roots = list(config.docs or [])
     if roots and read_environment().index_role != "reader":

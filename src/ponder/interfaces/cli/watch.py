@@ -27,6 +27,13 @@ def watch_command(args: argparse.Namespace, options: dict[str, Any]) -> int:
 def _add(args: argparse.Namespace, options: dict[str, Any]) -> int:
     from ponder.api import watches
 
+    if getattr(args, "server", None):
+        print(
+            "ponder: watched questions run on this machine: leave out --server (watches on "
+            "an engine are not offered yet).",
+            file=sys.stderr,
+        )
+        return ExitCode.USAGE
     watch = watches.add(" ".join(args.question), args.every, **options)
     print(f"Watching {watch.id}: {watch.question} (every {watches.every_label(watch.every)}).")
     print("Run what is due with `ponder watch run` (from cron or a systemd timer), e.g.:")
