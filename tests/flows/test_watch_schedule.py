@@ -15,6 +15,8 @@ import pytest
 
 from ponder.api import history, watches
 from ponder.core.errors import InvalidInputError
+from ponder.services.storage.watches import WatchBusy, WatchStore
+from ponder.settings.environment import read_environment
 from ponder.testing import Rig
 from ponder.testing.replies import ScriptedBackend
 
@@ -56,7 +58,9 @@ def test_a_killed_run_is_recorded_and_the_next_due_time_runs(
     finally:
         running.kill()
     killed = watches.runs(watch.id)[-1]
-    assert (killed.number, killed.status) == (2, "running"), "nothing had a chance to record"
+    # Nothing had a chance to record its end; no process holds the watch: it was killed.
+    assert (killed.number, killed.status) == (2, "failed")
+    assert killed.error is not None and "ended before the run did" in killed.error
 
     scripted.delay = 0.0
     assert watches.due() == []
@@ -81,7 +85,7 @@ def test_a_killed_run_is_recorded_and_the_next_due_time_runs(
 def test_watch_commands_say_what_to_do(rig: Rig, corpus: Path) -> None:
     added = ponder("watch", "add", "How do tides work?", "--every", "10s", "--docs", str(corpus))
     out, err = added.communicate(timeout=60)
-    assert added.returncode == 2 and "at least 60 seconds" in err and "Traceback" not in err
+    assert added.returncode == 2 and "between 1m and 365d" in err and "Traceback" not in err
     unknown = ponder("watch", "changes", "nope")
     out, err = unknown.communicate(timeout=60)
     assert unknown.returncode == 2 and "No watch 'nope'" in err
@@ -116,3 +120,59 @@ def test_a_watch_is_refused_while_runs_go_to_an_engine(monkeypatch: pytest.Monke
     monkeypatch.setenv("PONDER_SERVER", "http://127.0.0.1:9")
     with pytest.raises(InvalidInputError, match="run `ponder watch` without it"):
         watches.add("How do tides work?", "1d")
+
+
+def test_a_callers_watch_is_asked_again_of_the_operators_settings_at_each_run(
+    rig: Rig, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in (
+        ("MODEL", "scripted"),
+        ("OLLAMA_BASE_URL", rig.url),
+        ("SEARCH", "local"),
+        ("DOCS_ROOTS", str(corpus)),
+        ("UI_TOKENS", "alice=a-secret"),
+    ):
+        monkeypatch.setenv(f"PONDER_{name}", value)  # fmt: skip
+    asked = {"docs": [str(corpus)], "max_loops": 1}
+    watch = watches.add("How do tides work?", "1d", owner="alice", asked=asked, **asked)
+    (ran,) = watches.run_due()
+    assert ran.run is not None and ran.run.status == "done"
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("PONDER_DOCS_ROOTS", str(elsewhere))  # the operator withdrew it
+    (refused,) = watches.run_due(force=[watch.id])
+    assert refused.run is not None and refused.run.status == "failed"
+    assert refused.run.error and "docs" in refused.run.error
+    assert str(corpus) not in refused.run.error, "a caller is not told the server's paths"
+
+    monkeypatch.setenv("PONDER_DOCS_ROOTS", str(corpus))
+    monkeypatch.setenv("PONDER_UI_TOKENS", "bob=b-secret")  # alice is no longer a user
+    (gone,) = watches.run_due(force=[watch.id])
+    assert gone.run is not None and gone.run.error and "alice is no longer" in gone.run.error
+
+
+def test_intervals_are_bounded_and_a_running_watch_is_not_removed(corpus: Path) -> None:
+    for every in ("30s", "9" * 400, "400d"):
+        with pytest.raises(InvalidInputError, match="between 1m and 365d"):
+            watches.add("How do tides work?", every)
+    watch = watches.add("How do tides work?", "1d", docs=[str(corpus)])
+    store = WatchStore(read_environment().machine)
+    with store.running(watch.id), pytest.raises(WatchBusy, match="running now"):
+        watches.remove(watch.id)
+    watches.remove(watch.id)
+    assert watches.watches() == []
+
+
+def test_a_record_half_written_by_a_killed_process_loses_no_later_one(corpus: Path) -> None:
+    watch = watches.add("How do tides work?", "1d", docs=[str(corpus)])
+    store = WatchStore(read_environment().machine)
+    with store.running(watch.id):
+        first = store.begin(watch.id, "thread-1")
+    record = store.root / watch.id / "runs.jsonl"
+    record.write_bytes(record.read_bytes() + b'{"number": 1, "status": "do')  # cut short
+    with store.running(watch.id):  # the next run records the first as killed
+        store.begin(watch.id, "thread-2")
+    kept = store.runs(watch.id)
+    assert [(run.number, run.thread_id) for run in kept] == [(1, "thread-1"), (2, "thread-2")]
+    assert kept[0].status == "failed" and first.number == 1

@@ -50,3 +50,9 @@ def test_a_feed_reader_reads_it_and_nothing_written_by_others_becomes_markup() -
     html = etree.fromstring(feed()).findall(f"{ATOM}entry")[1].findtext(f"{ATOM}content")
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert not feedparser.parse(feed(address=None)).bozo, "a file feed has no self link"
+
+
+def test_control_characters_in_what_others_wrote_do_not_break_the_feed() -> None:
+    entries = [Entry(1, 1_780_000_000.0, "Run 1 failed", "Run 1 failed: bad\x08 \x1b[31mred\x00.")]
+    parsed = feedparser.parse(atom("w1", "Question\x0c", 1_779_990_000.0, entries, None))
+    assert not parsed.bozo and "bad red." in parsed.entries[0].content[0].value

@@ -25,20 +25,28 @@ from typing import Any
 
 from ponder.api import documents, server_url
 from ponder.api.runner import new_thread_id
-from ponder.core.errors import InvalidInputError, PonderError
+from ponder.api.watch_feed import changes, feed, feed_path
+from ponder.core.errors import CallerRefusedError, InvalidInputError, PonderError
+from ponder.core.redact import was_redacted
 from ponder.core.result import Report
 from ponder.core.topic import clean_topic
 from ponder.services.storage.watches import Watch, WatchBusy, WatchRun, WatchStore
 from ponder.services.watch import change_report, snapshot
 from ponder.services.watch.changes import compare
-from ponder.services.watch.feed import Entry, atom
+from ponder.settings.caller_view import CallerView
+from ponder.settings.callers import operator_configuration, served_options
 from ponder.settings.configuration import Configuration
 from ponder.settings.environment import read_environment
 from ponder.settings.research_loop import seconds_of
+from ponder.settings.users import OPERATOR, UI_TOKENS, server_tokens
 
 SHORTEST = 60.0  # seconds between two runs of a watch on this machine
+LONGEST = 365 * 86400.0
 
-__all__ = ["Outcome", "Watch", "WatchRun", "add", "changes", "due", "feed", "remove"]
+__all__ = [
+    "Outcome", "Watch", "WatchRun", "add", "arun", "changes", "due", "feed", "feed_path",
+    "get", "next_due", "remove", "revoke_feed", "run_due", "runs", "watches",
+]  # fmt: skip
 
 
 @dataclass
@@ -51,14 +59,24 @@ class Outcome:
     report: Report | None = None
 
 
-def add(question: str, every: str | float, *, owner: str = "", **config: Any) -> Watch:
+def add(
+    question: str,
+    every: str | float,
+    *,
+    owner: str = "",
+    asked: dict[str, Any] | None = None,
+    own: list[str] | None = None,
+    **config: Any,
+) -> Watch:
     """Watch ``question``: research it every ``every`` (seconds, or 12h, 1d, 1w) with these
-    :class:`Configuration` settings (the rest from the environment at each run)."""
+    :class:`Configuration` settings (the rest from the environment at each run). A shared
+    page's caller is its ``owner``; what they ``asked`` is vetted again at each run (with
+    their ``own`` folders), so a folder, model or ceiling the operator withdrew since holds."""
     clean = clean_topic(question)
     seconds = interval(every)
     _here_only()
     Configuration.create(**config)  # a bad setting is refused now, not at the first run
-    return _store().add(clean, seconds, config, owner)
+    return _store().add(clean, seconds, config, owner, asked, own)
 
 
 def _here_only() -> None:
@@ -76,8 +94,10 @@ def interval(every: str | float) -> float:
         seconds = float(seconds_of(every))
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"--every: {exc}") from None
-    if seconds < SHORTEST:
-        raise InvalidInputError(f"--every: at least {SHORTEST:.0f} seconds between runs.")
+    if not SHORTEST <= seconds <= LONGEST:
+        raise InvalidInputError(
+            f"--every: between {every_label(SHORTEST)} and {every_label(LONGEST)} between runs."
+        )
     return seconds
 
 
@@ -125,46 +145,29 @@ def revoke_feed(watch_id: str) -> Watch:
     return _store().new_feed_key(watch_id)
 
 
-def changes(watch_id: str, number: int | None = None) -> str | None:
-    """The change report of a run (from 1; by default the latest that has one)."""
-    store = _store()
-    store.get(watch_id)  # an unknown watch is said so
-    kept = store.runs(watch_id)
-    numbers = [number] if number is not None else [run.number for run in reversed(kept)]
-    for each in numbers:
-        if (found := store.changes(watch_id, each)) is not None:
-            return found
-    return None
+Started = Callable[[Watch, str], None]
 
 
-def feed_path(watch_id: str) -> Path:
-    """Where the watch's Atom feed is written after each run."""
-    return _store().feed_path(watch_id)
+def run_due(
+    now: float | None = None, *, force: list[str] | None = None, started: Started | None = None
+) -> list[Outcome]:
+    """Run each watch that is due (``force``: these, due or not), one after the other;
+    ``started``: told each run's watch and id as it starts."""
+    return asyncio.run(arun_due(now, force=force, started=started))
 
 
-def feed(watch_id: str, address: str | None = None) -> bytes:
-    """The watch's Atom feed (``address``: where it is served, for its ``self`` link)."""
-    store = _store()
-    watch = store.get(watch_id)
-    entries = [_entry(store, watch, run) for run in store.runs(watch_id)]
-    found = [entry for entry in entries if entry is not None]
-    return atom(watch.id, watch.question, watch.created, found, address)
-
-
-def run_due(now: float | None = None, *, force: list[str] | None = None) -> list[Outcome]:
-    """Run each watch that is due (``force``: these, due or not), one after the other."""
-    return asyncio.run(arun_due(now, force=force))
-
-
-async def arun_due(now: float | None = None, *, force: list[str] | None = None) -> list[Outcome]:
+async def arun_due(
+    now: float | None = None, *, force: list[str] | None = None, started: Started | None = None
+) -> list[Outcome]:
     """Async :func:`run_due`."""
     chosen = [get(watch_id) for watch_id in force] if force else due(now)
-    return [await arun(watch) for watch in chosen]
+    return [await arun(watch, started) for watch in chosen]
 
 
-async def arun(watch: Watch, started: Callable[[str], None] | None = None) -> Outcome:
+async def arun(watch: Watch, started: Started | None = None) -> Outcome:
     """One run of ``watch`` now, recorded, compared with the run before it, and in its feed.
-    ``started``: told the run's id as it starts (a page shows it as its owner's)."""
+    ``started``: told the watch and the run's id as it starts (a page shows the run as its
+    owner's)."""
     store = _store()
     try:
         with store.running(watch.id):
@@ -173,20 +176,24 @@ async def arun(watch: Watch, started: Callable[[str], None] | None = None) -> Ou
         return Outcome(watch, None, str(exc))
 
 
-async def _run(store: WatchStore, watch: Watch, started: Callable[[str], None] | None) -> Outcome:
+async def _run(store: WatchStore, watch: Watch, started: Started | None) -> Outcome:
     thread_id = new_thread_id()
     run = store.begin(watch.id, thread_id)
     if started is not None:
-        started(thread_id)
+        started(watch, thread_id)
     try:
         report, config = await _research(watch, thread_id)
     except PonderError as exc:  # the model or a search failed: recorded, the watch goes on
         return _failed(store, watch, run, str(exc))
+    except OSError as exc:  # a folder or the disk failed: the same
+        return _failed(store, watch, run, f"cannot read or write: {exc}")
     except BaseException as exc:  # stopped, or a bug: recorded, then raised
         _failed(store, watch, run, f"stopped ({type(exc).__name__})")
         raise
     try:
         return await _compared(store, watch, run, report, config)
+    except OSError as exc:
+        return _failed(store, watch, run, f"what it read could not be kept: {exc}")
     except BaseException as exc:
         _failed(store, watch, run, f"what it read could not be kept ({type(exc).__name__})")
         raise
@@ -196,7 +203,7 @@ async def _research(watch: Watch, thread_id: str) -> tuple[Report, Configuration
     from ponder.api import aresearch
 
     # Nobody is there to answer a question, and a cached search would hide what changed.
-    settings = {**watch.options, "allow_clarification": False, "cache": False}
+    settings = {**_options(watch), "allow_clarification": False, "cache": False}
     _here_only()
     config = Configuration.create(**settings)
     roots = list(config.docs or [])
@@ -232,7 +239,30 @@ async def _compared(
     return Outcome(watch, _latest(store, watch.id), headline, report)
 
 
+def _options(watch: Watch) -> dict[str, Any]:
+    """The settings a run of the watch runs with: the operator's, as stored (a value whose
+    credentials were redacted comes from the environment); a caller's, asked again of
+    today's operator settings, while the caller is still one of the page's users."""
+    if not _callers(watch):
+        return {k: v for k, v in watch.options.items() if not was_redacted(v)}
+    users = server_tokens(read_environment().secret(UI_TOKENS) or "")
+    if watch.owner not in users:
+        raise CallerRefusedError(
+            f"{watch.owner} is no longer one of this server's users ({UI_TOKENS}): "
+            "their watch does not run."
+        )
+    return served_options(watch.asked or {}, own=[Path(path) for path in watch.own])
+
+
+def _callers(watch: Watch) -> bool:
+    """A watch a caller of a shared page added (not the operator's, nor the command line's)."""
+    return watch.owner not in ("", OPERATOR)
+
+
 def _failed(store: WatchStore, watch: Watch, run: WatchRun, reason: str) -> Outcome:
+    if _callers(watch):  # the caller reads it: the operator's hosts and files unnamed
+        view = CallerView(operator_configuration(), [Path(path) for path in watch.own])
+        reason = view.text(reason)
     store.finish(watch.id, run.number, "failed", error=reason)
     _write_feed(store, watch)
     return Outcome(watch, _latest(store, watch.id), f"Failed: {reason}")
@@ -250,26 +280,6 @@ def _latest(store: WatchStore, watch_id: str) -> WatchRun:
 
 def _write_feed(store: WatchStore, watch: Watch) -> None:
     store.save_feed(watch.id, feed(watch.id))
-
-
-def _entry(store: WatchStore, watch: Watch, run: WatchRun) -> Entry | None:
-    if run.status == "running":
-        return None
-    at = run.ended or run.started
-    if run.status == "failed":
-        text = f"Run {run.number} failed: {run.error or 'no reason recorded'}."
-        return Entry(run.number, at, f"Run {run.number} failed", text)
-    text = store.changes(watch.id, run.number) or ""
-    title = f"Run {run.number}: {_first_line(text, run)}"
-    return Entry(run.number, at, title, text)
-
-
-def _first_line(text: str, run: WatchRun) -> str:
-    counts = run.changes
-    if not counts:
-        return "nothing changed" if "Nothing changed" in text else "first run"
-    said = ", ".join(f"{count} {kind.replace('_', ' ')}" for kind, count in counts.items() if count)
-    return said or "nothing changed"
 
 
 def _store() -> WatchStore:

@@ -38,11 +38,11 @@ from langgraph_sdk import Auth
 
 from ponder.core.errors import CallerRefusedError, ConfigurationError
 from ponder.interfaces.langgraph_limits import live_runs
-from ponder.interfaces.tokens import one_user_per_token, server_tokens
 from ponder.settings.callers import operator_configuration, served_configuration
 from ponder.settings.ceilings import above_recursion_ceiling, recursion_ceiling, too_many_runs
 from ponder.settings.environment import Environment, read_environment
 from ponder.settings.keys import Secret
+from ponder.settings.users import one_user_per_token, server_tokens
 
 TOKENS_ENV: Secret = "PONDER_SERVER_TOKENS"
 # What a thread update may carry and still write no state: its metadata, or a cancellation

@@ -20,8 +20,8 @@ from langgraph_sdk import get_client
 from langgraph_sdk.schema import RunStatus
 
 from ponder.core.errors import ConfigurationError
-from ponder.interfaces.tokens import server_tokens
 from ponder.settings.environment import Environment
+from ponder.settings.users import server_tokens
 
 SELF_URL_ENV = "PONDER_SERVER_SELF_URL"
 LIVE: tuple[RunStatus, ...] = ("pending", "running")  # a run holding one of its caller's places

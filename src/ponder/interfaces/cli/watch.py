@@ -68,8 +68,9 @@ def _list(args: argparse.Namespace, _options: dict[str, Any]) -> int:
 
 def _run(args: argparse.Namespace, _options: dict[str, Any]) -> int:
     from ponder.api import watches
+    from ponder.interfaces.ui.store import watch_run_owned
 
-    outcomes = watches.run_due(force=list(args.ids) or None)
+    outcomes = watches.run_due(force=list(args.ids) or None, started=watch_run_owned)
     if not outcomes:
         print("Nothing is due.")
     failed = False

@@ -23,9 +23,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 
 from ponder.core.errors import ConfigurationError
-from ponder.interfaces.tokens import one_user_per_token, server_tokens
 from ponder.settings.keys import Secret, Secrets
 from ponder.settings.machine import Machine
+from ponder.settings.users import one_user_per_token, server_tokens
 
 TOKEN_ENV: Secret = "PONDER_MCP_TOKEN"
 TOKENS_ENV: Secret = "PONDER_MCP_TOKENS"

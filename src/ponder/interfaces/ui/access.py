@@ -28,11 +28,10 @@ from urllib.parse import parse_qs, urlencode
 
 from ponder.core.errors import ConfigurationError
 from ponder.interfaces.mcp.http import LOOPBACK
-from ponder.interfaces.tokens import one_user_per_token, server_tokens
 from ponder.settings.keys import Secrets
+from ponder.settings.users import OPERATOR, one_user_per_token, server_tokens
 
 COOKIE = "ponder_ui"
-OPERATOR = "operator"
 MAX_BODY = 256 * 1024  # a question, its options and a follow-up; far below any harm
 # Where a request came from, as the browser says: the person's own navigation. A link's
 # token — on another site, or in a report here that a caller or a page had written — is not

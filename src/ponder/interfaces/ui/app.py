@@ -77,7 +77,6 @@ def create_app(
         warming = asyncio.create_task(asyncio.to_thread(api.warm_up if not server else _idle))
         yield
         indexer.close()
-        await _stop_watches(_app.state.watch_tasks)
         await runs.close()  # this process's runs stopped (resumable), or its engine connections
         await warming
 
@@ -114,7 +113,6 @@ def create_app(
     app.state.runs = runs
     app.state.indexer = indexer
     app.state.uploading = set()  # the users with an upload under way (one each)
-    app.state.watch_tasks = {}  # watch id → its run started from the page
     known = users(environment.secrets)
     origins = environment.machine.ui_origins
     # On an engine, everyone is one of its callers: its operator sets its operator settings.
@@ -123,13 +121,6 @@ def create_app(
 
 def _idle() -> None:
     return None
-
-
-async def _stop_watches(tasks: dict[str, asyncio.Task[Any]]) -> None:
-    """A watch's run started here ends with the server, recorded as stopped."""
-    for task in tasks.values():
-        task.cancel()
-    await asyncio.gather(*tasks.values(), return_exceptions=True)
 
 
 async def _cannot(request: Request, exc: Exception) -> HTMLResponse:

@@ -38,7 +38,7 @@ Form = Mapping[str, Any]
 def ask_defaults(user: User, submitted: Form | None = None) -> dict[str, Any]:
     """The form's choices and values: the operator's defaults, or what was just sent."""
     operator = operator_configuration()
-    own = _own(user)
+    own = own_folders(user)
     held = len(collection.files(user)) if own else 0
     searches = _offered_searches(user, operator, own)
     # A caller's rounds go up to the operator's ceiling; the operator's, to the hard cap.
@@ -115,7 +115,7 @@ def unreachable_searches(user: User) -> dict[str, str]:
     (not beside one it shows unusable already). Only the operator's addresses are tried,
     and a verdict is remembered for a while."""
     operator = operator_configuration()
-    offered = _offered_searches(user, operator, _own(user))
+    offered = _offered_searches(user, operator, own_folders(user))
     asked = operator.model_copy(update={"search": ",".join(offered)})
     _reachable, unreachable = web_reach(asked, fresh=False)
     return {name: shown.text(user, why) for name, why in unreachable.items()}
@@ -142,7 +142,7 @@ def run_options(
     libraries among them join the operator's. ``preflight``: ask the model server first
     (not when an engine runs the research, on its own)."""
     topic = clean_topic(str(submitted.get("topic") or ""))
-    own = _own(user)
+    own = own_folders(user)
     docs = _list(submitted, "docs") + ([str(own[0])] if own and submitted.get("uploads") else [])
     values: dict[str, Any] = {
         "mode": str(submitted.get("mode") or "auto"),
@@ -166,7 +166,7 @@ def continued(user: User, thread_id: str, stored: dict[str, Any]) -> dict[str, A
     today; None for the operator, whose runs go on as they were."""
     if user.operator:
         return None
-    return continued_options(store.asked(thread_id), stored, own=_own(user))
+    return continued_options(store.asked(thread_id), stored, own=own_folders(user))
 
 
 def _own_references(user: User) -> dict[str, list[str]]:
@@ -183,7 +183,7 @@ def _own_references(user: User) -> dict[str, list[str]]:
     return chosen
 
 
-def _own(user: User) -> list[Path]:
+def own_folders(user: User) -> list[Path]:
     """The user's uploads folder, once it holds files (uploads off: none)."""
     if collection.unavailable() is not None or not collection.files(user):
         return []

@@ -22,12 +22,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 from ponder import api
-from ponder.core.errors import ClarificationNeeded, PonderError
+from ponder.core.errors import ClarificationNeeded, InvalidInputError, PonderError
 from ponder.core.events import ProgressEvent
 from ponder.core.result import Report, report_numbers
 from ponder.interfaces.ui import store
@@ -73,13 +73,19 @@ class RunManager:
     def __init__(self) -> None:
         self._runs: dict[str, Run] = {}
         self._flusher: asyncio.Task[None] | None = None
+        # Runs this process runs for a user that it does not drive (a watch's): they count
+        # against the user's limit as their own runs do.
+        self._besides: dict[str, asyncio.Task[Any]] = {}
 
     async def close(self) -> None:
         """Stop every live run (each is kept as interrupted, resumable) and save the logs."""
         for run in self._runs.values():
             if run.task is not None and not run.task.done():
                 run.task.cancel()
+        for besides in self._besides.values():  # a watch's run: recorded as stopped
+            besides.cancel()
         tasks = [run.task for run in self._runs.values() if run.task is not None]
+        tasks += list(self._besides.values())
         await asyncio.gather(*tasks, return_exceptions=True)
         if self._flusher is not None:
             self._flusher.cancel()
@@ -97,7 +103,28 @@ class RunManager:
         return run is not None and run.live
 
     def live_runs(self, user: str) -> int:
-        return sum(1 for run in self._runs.values() if run.live and run.by == user)
+        driven = sum(1 for run in self._runs.values() if run.live and run.by == user)
+        besides = sum(1 for key, task in self._besides.items() if key.startswith(f"{user}\0"))
+        return driven + besides
+
+    def start_besides(
+        self, key: str, user: str, work: Coroutine[Any, Any, Any], limit: int | None
+    ) -> asyncio.Task[Any]:
+        """Run ``work`` (a watch's run) for ``user``, held to their ``limit`` of live runs
+        with their other runs; refused while the same ``key`` still runs."""
+        name = f"{user}\0{key}"
+        if name in self._besides:
+            work.close()
+            raise InvalidInputError("This is running already.")
+        try:
+            self._room_for(user, limit)
+        except PonderError:
+            work.close()
+            raise
+        task = asyncio.create_task(work)
+        self._besides[name] = task
+        task.add_done_callback(lambda _task: self._besides.pop(name, None))
+        return task
 
     def start(
         self,

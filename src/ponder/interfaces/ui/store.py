@@ -56,6 +56,13 @@ def set_owner(thread_id: str, owner: str) -> None:
     _write("INSERT OR REPLACE INTO owners VALUES (?, ?)", [(thread_id, owner)])
 
 
+def watch_run_owned(watch: Any, thread_id: str) -> None:
+    """A watch's run is its owner's (shown in their History), wherever it started: here,
+    or `ponder watch run`; the command line's watches, like its runs, are the operator's."""
+    if watch.owner:
+        set_owner(thread_id, watch.owner)
+
+
 def set_asked(thread_id: str, options: dict[str, Any]) -> None:
     _write("INSERT OR REPLACE INTO asked VALUES (?, ?)", [(thread_id, json.dumps(options))])
 

@@ -20,11 +20,10 @@ from ponder.api import watches
 from ponder.core.errors import InvalidInputError, PonderError
 from ponder.interfaces.ui import shown, store, watch_pages
 from ponder.interfaces.ui.access import User
-from ponder.interfaces.ui.asking import ask_defaults, run_options
+from ponder.interfaces.ui.asking import ask_defaults, own_folders, run_options
 from ponder.interfaces.ui.local_runs import LocalRuns, run_limit
 from ponder.interfaces.ui.requests import redirect_to, refused_status, runs_of, user_of
 from ponder.settings.callers import operator_configuration
-from ponder.settings.ceilings import too_many_runs
 
 ATOM = "application/atom+xml; charset=utf-8"
 
@@ -39,10 +38,12 @@ async def add_watch(request: Request) -> Response:
     user = user_of(request)
     submitted = await request.form()
     try:
-        topic, _asked, options = await asyncio.to_thread(run_options, user, submitted, False)
+        topic, asked, options = await asyncio.to_thread(run_options, user, submitted, False)
         every = _every_allowed(user, str(submitted.get("every") or ""))
         _room_for_another(user)
-        await asyncio.to_thread(watches.add, topic, every, owner=user.name, **options)
+        # A caller's watch is asked again of the operator's settings at each run.
+        vetted: dict[str, Any] = {} if user.operator else {"asked": asked, "own": await _own(user)}
+        await asyncio.to_thread(watches.add, topic, every, owner=user.name, **vetted, **options)
     except PonderError as exc:
         said = shown.text(user, str(exc))
         form = await asyncio.to_thread(ask_defaults, user, submitted)
@@ -56,18 +57,18 @@ async def act_on_watch(request: Request) -> Response:
     watch = _visible(user, request.path_params["watch_id"])
     if watch is None or action not in ("run", "remove", "new-key"):
         return HTMLResponse(watch_pages.no_such_watch(), 404)
-    if action == "remove":
-        await asyncio.to_thread(watches.remove, watch.id)
-    elif action == "new-key":
-        await asyncio.to_thread(watches.revoke_feed, watch.id)
-    else:
-        try:
+    try:
+        if action == "remove":  # refused while it runs
+            await asyncio.to_thread(watches.remove, watch.id)
+        elif action == "new-key":
+            await asyncio.to_thread(watches.revoke_feed, watch.id)
+        else:
             _start(request, user, watch)
-        except PonderError as exc:
-            said = shown.text(user, str(exc))
-            form = await asyncio.to_thread(ask_defaults, user)
-            page = watch_pages.watches_page(_rows(user), said, form)
-            return HTMLResponse(page, refused_status(exc, 400))
+    except PonderError as exc:
+        said = shown.text(user, str(exc))
+        form = await asyncio.to_thread(ask_defaults, user)
+        page = watch_pages.watches_page(_rows(user), said, form)
+        return HTMLResponse(page, refused_status(exc, 400))
     return redirect_to("/watches")
 
 
@@ -87,22 +88,15 @@ async def feed(request: Request) -> Response:
 
 def _start(request: Request, user: User, watch: watches.Watch) -> None:
     """Run the watch now, in this process, as one of the user's runs."""
-    tasks: dict[str, asyncio.Task[Any]] = request.app.state.watch_tasks
-    if watch.id in tasks and not tasks[watch.id].done():
-        raise InvalidInputError("This watch is running already.")
-    limit = run_limit(user)
     runs = runs_of(request)
-    here = runs.manager.live_runs(user.name) if isinstance(runs, LocalRuns) else 0
-    live = here + sum(
-        1 for wid, task in tasks.items() if not task.done() and _owner(wid) == user.name
-    )
-    if limit is not None and live >= limit:
-        raise too_many_runs(live, limit)
+    if not isinstance(runs, LocalRuns):  # the routes are not served on an engine
+        raise InvalidInputError("Watches run where this page holds its runs.")
+    work = watches.arun(watch, started=store.watch_run_owned)
+    runs.manager.start_besides(watch.id, user.name, work, run_limit(user))
 
-    def owned(thread_id: str) -> None:  # its run shows in its owner's History
-        store.set_owner(thread_id, user.name)
 
-    tasks[watch.id] = asyncio.create_task(watches.arun(watch, started=owned))
+async def _own(user: User) -> list[str]:
+    return [str(folder) for folder in await asyncio.to_thread(own_folders, user)]
 
 
 def _every_allowed(user: User, every: str) -> float:
@@ -131,13 +125,6 @@ def _visible(user: User, watch_id: str) -> watches.Watch | None:
     except InvalidInputError:
         return None
     return watch if user.operator or watch.owner == user.name else None
-
-
-def _owner(watch_id: str) -> str:
-    try:
-        return watches.get(watch_id).owner
-    except InvalidInputError:
-        return ""
 
 
 def _rows(user: User) -> list[watch_pages.Row]:

@@ -47,6 +47,10 @@ class Watch:
     created: float
     feed_key: str  # names the served feed: unguessable, and renewed to revoke it
     owner: str = ""  # on a shared page: who added it (only they see it)
+    # A caller's watch: what they asked, vetted again at each run against the operator's
+    # settings of the day, and their own folders (uploads) it may read.
+    asked: dict[str, Any] | None = None
+    own: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -66,16 +70,26 @@ class WatchStore:
     def __init__(self, machine: Machine) -> None:
         self.root = data_folder(machine) / "watches"
 
-    def add(self, question: str, every: float, options: dict[str, Any], owner: str = "") -> Watch:
+    def add(
+        self,
+        question: str,
+        every: float,
+        options: dict[str, Any],
+        owner: str = "",
+        asked: dict[str, Any] | None = None,
+        own: list[str] | None = None,
+    ) -> Watch:
         kept = {k: v for k, v in options.items() if k not in _NOT_STORED}
         watch = Watch(
-            id=time.strftime("%Y%m%d-") + secrets.token_hex(4),
+            id=time.strftime("%Y%m%d-") + secrets.token_hex(8),
             question=question,
             every=every,
             options=redact_value(kept),
             created=time.time(),
             feed_key=secrets.token_urlsafe(24),
             owner=owner,
+            asked=asked,
+            own=list(own or []),
         )
         self._write(watch)
         return watch
@@ -94,8 +108,10 @@ class WatchStore:
         return watch
 
     def remove(self, watch_id: str) -> None:
+        """Forget a watch; refused while one of its runs goes on (WatchBusy)."""
         self.get(watch_id)
-        shutil.rmtree(self._folder(watch_id))
+        with self._lock(watch_id):
+            shutil.rmtree(self._folder(watch_id))
 
     def new_feed_key(self, watch_id: str) -> Watch:
         """Revoke the feed's address: a new key, the old one answers nothing from now on."""
@@ -122,24 +138,53 @@ class WatchStore:
                 run = found[number]
                 for key, value in entry.items():
                     setattr(run, key, value)
-        return [found[number] for number in sorted(found)]
+        kept = [found[number] for number in sorted(found)]
+        if any(run.status == "running" for run in kept) and not self._held(watch_id):
+            for run in kept:  # no process runs it: its process was killed
+                if run.status == "running":
+                    run.status, run.error = "failed", KILLED
+        return kept
 
     @contextmanager
     def running(self, watch_id: str) -> Iterator[None]:
         """Hold the watch while one of its runs goes on; the runs a killed process left
         unfinished are recorded as failed first."""
+        with self._lock(watch_id):
+            for run in self._recorded_unfinished(watch_id):
+                self.finish(watch_id, run, "failed", error=KILLED)
+            yield
+
+    @contextmanager
+    def _lock(self, watch_id: str) -> Iterator[None]:
         lock = FileLock(self._folder(watch_id) / "lock", timeout=0)
         try:
             lock.acquire()
         except Timeout:
-            raise WatchBusy(f"Watch '{watch_id}' is running in another process.") from None
+            raise WatchBusy(f"Watch '{watch_id}' is running now; try again when it ends.") from None
         try:
-            for run in self.runs(watch_id):
-                if run.status == "running":
-                    self.finish(watch_id, run.number, "failed", error=KILLED)
             yield
         finally:
             lock.release()
+
+    def _held(self, watch_id: str) -> bool:
+        """Whether a process holds the watch (one of its runs goes on)."""
+        try:
+            with self._lock(watch_id):
+                return False
+        except WatchBusy:
+            return True
+
+    def _recorded_unfinished(self, watch_id: str) -> list[int]:
+        path = self._folder(watch_id) / "runs.jsonl"
+        ended: set[int] = set()
+        started: list[int] = []
+        for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            (started.append if "started" in entry else ended.add)(int(entry["number"]))
+        return [number for number in started if number not in ended]
 
     def begin(self, watch_id: str, thread_id: str) -> WatchRun:
         number = len(self.runs(watch_id)) + 1
@@ -162,8 +207,14 @@ class WatchStore:
     # -- what each run leaves ------------------------------------------------------------
 
     def save_snapshot(self, watch_id: str, number: int, snapshot: dict[str, Any]) -> None:
+        """Keep run ``number``'s snapshot, the one the next run compares with; the older
+        ones are compared with nothing more, and go."""
+        folder = self._folder(watch_id) / "snapshots"
         data = gzip.compress(json.dumps(snapshot).encode("utf-8"))
-        _replace(self._folder(watch_id) / "snapshots" / f"{number}.json.gz", data)
+        _replace(folder / f"{number}.json.gz", data)
+        for older in folder.glob("*.json.gz"):
+            if older.name != f"{number}.json.gz":
+                older.unlink(missing_ok=True)
 
     def snapshot(self, watch_id: str, number: int) -> dict[str, Any] | None:
         path = self._folder(watch_id) / "snapshots" / f"{number}.json.gz"
@@ -208,8 +259,12 @@ class WatchStore:
 
     def _append(self, watch_id: str, entry: dict[str, Any]) -> None:
         line = json.dumps(entry) + "\n"
-        with open(self._folder(watch_id) / "runs.jsonl", "a", encoding="utf-8") as out:
-            out.write(line)
+        with open(self._folder(watch_id) / "runs.jsonl", "a+b") as out:
+            if out.seek(0, os.SEEK_END):
+                out.seek(-1, os.SEEK_END)
+                if out.read(1) != b"\n":
+                    line = "\n" + line  # after the half line a killed process left
+            out.write(line.encode("utf-8"))
             out.flush()
             os.fsync(out.fileno())
 

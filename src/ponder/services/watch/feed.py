@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from feedgen.feed import FeedGenerator
 from markdown_it import MarkdownIt
 
+from ponder.core.untrusted import printable
+
 LATEST = 50  # entries a feed keeps: the newest runs
 
 
@@ -30,7 +32,7 @@ def atom(
     """The feed of a watch; ``address``: where it is served (its ``self`` link), if it is."""
     feed = FeedGenerator()
     feed.id(_tag(watch_id, created))
-    feed.title(f"ponder watch: {question}")
+    feed.title(printable(f"ponder watch: {question}"))
     feed.subtitle("What changed, run after run, in the sources of a watched question.")
     feed.author({"name": "ponder"})
     feed.generator("ponder")
@@ -42,9 +44,10 @@ def atom(
     for entry in kept:
         item = feed.add_entry(order="append")
         item.id(f"{_tag(watch_id, created)}/run/{entry.number}")
-        item.title(entry.title)
+        # Control characters (a document's, a model's) are no XML: taken out.
+        item.title(printable(entry.title))
         item.updated(_when(entry.at))
-        item.content(html.render(entry.markdown), type="html")
+        item.content(html.render(printable(entry.markdown)), type="html")
     data: bytes = feed.atom_str(pretty=True)
     return data
 
