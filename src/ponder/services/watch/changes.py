@@ -69,7 +69,10 @@ def compare(before: Snapshot, after: Snapshot) -> Changes:
     for claim in _distinct(after.get("claims") or []):
         key = source_key(claim.url)
         kind = status.of(key)
-        if kind == NEW or (kind == CHANGED and not _holds(claim, earlier_texts.get(key))):
+        earlier = earlier_texts.get(key)
+        # A document changed that the earlier run did not read: its text then is unknown,
+        # so its findings are not called new (the document is listed as changed).
+        if kind == NEW or (kind == CHANGED and earlier and not _holds(claim, earlier)):
             changes.new_findings.append(claim)
     for claim in _distinct(before.get("claims") or []):
         key = source_key(claim.url)
