@@ -330,8 +330,8 @@ cited report), and with token budgets of 50, 70 and 90 % of the unbudgeted run's
 the rig counts them (target: never more, always a cited report). A budget keeps room for a
 round a quarter costlier than the average and for a report at least 256 tokens long at the
 pace the run measured, so a budgeted run ends early rather than late. The unbudgeted
-run's estimates of its time left, one each round, beside the time it really had left
-(target: within 25 % from mid-run on).
+run's estimates of its time left, one each round, beside the time it really had left, and
+those of a deep run of four rounds of researchers (target: within 25 % from mid-run on).
 """,
         f"{PY} bench/run.py --only budgets",
     ),

@@ -41,6 +41,9 @@ TIME_SHARE = 0.6
 TOKEN_SHARES = (0.5, 0.7, 0.9)
 LATE_AT_MOST = 0.10
 ESTIMATE_OFF_AT_MOST = 0.25
+ESTIMATED = ("round_start", "supervisor")  # the events that say the time left
+SUBTOPICS = [["sorting lists"], ["itertools recipes"], ["collections types"],
+             ["functools tools"]]  # fmt: skip
 
 
 def bench_budgets(work: Path) -> dict[str, Any]:
@@ -60,6 +63,14 @@ def bench_budgets(work: Path) -> dict[str, Any]:
             "ended_by": held.stats.budget_ended, "cites": bool(held.citations),
             "target_met": wall <= budget * (1 + LATE_AT_MOST) and bool(held.citations),
         }  # fmt: skip
+        deep_estimates: list[tuple[float, float]] = []
+        topics = iter(SUBTOPICS)
+        paced.overrides["SupervisorDecision"] = lambda _request: {
+            "reflection": "r", "subtopics": next(topics, []), "research_complete": False,
+        }  # fmt: skip
+        deep = {**base, "mode": "deep", "max_loops": 1, "max_supervisor_rounds": 4,
+                "max_concurrent_researchers": 1, "allow_clarification": False}  # fmt: skip
+        _, deep_wall = _run(deep, deep_estimates)
         rig.backend = ScriptedBackend()  # tokens do not depend on pace
         free_tokens = _tokens(_run(base)[0])
         tokened = []
@@ -74,6 +85,7 @@ def bench_budgets(work: Path) -> dict[str, Any]:
     return {
         "time": timed,
         "estimate": _estimates_against(estimates, free_wall),
+        "deep_estimate": _estimates_against(deep_estimates, deep_wall),
         "tokens": {"free_tokens": free_tokens, "runs": tokened, "target_met": within},
     }
 
@@ -90,7 +102,7 @@ def _run(
         async for item in stream(QUESTION, **settings):
             if isinstance(item, Report):
                 report = item
-            elif item.kind == "round_start" and "seconds_left" in item.data:
+            elif item.kind in ESTIMATED and "seconds_left" in item.data:
                 at = time.perf_counter() - started
                 (estimates if estimates is not None else []).append((at, item.data["seconds_left"]))
         return report
@@ -140,12 +152,21 @@ def table_rows(budgets: dict[str, Any]) -> list[tuple[str, str]]:
     )
     mark = "  ✓ target met" if tokened["target_met"] else "  ✗ target MISSED"
     rows.append((f"budgets: --token-budget (unbudgeted {tokened['free_tokens']:,})", spent + mark))
-    if estimate := budgets.get("estimate"):
-        worst = estimate["worst_from_mid_run"]
-        mark = "  ✓ target met" if estimate["target_met"] else "  ✗ target MISSED"
-        said = ", ".join(f"{r['estimate']:g} s for {r['actual']:g} s" for r in estimate["rounds"])
-        off = f"{100 * worst:.0f} %" if worst is not None else "none made"
-        rows.append(
-            ("budgets: time left, as estimated live", f"{said}; worst from mid-run {off}" + mark)
-        )
+    for key, label in (("estimate", "the loop"), ("deep_estimate", "the deep pipeline")):
+        rows += _estimate_rows(budgets.get(key), label)
     return rows
+
+
+def _estimate_rows(estimate: dict[str, Any] | None, label: str) -> list[tuple[str, str]]:
+    if not estimate:
+        return []
+    worst = estimate["worst_from_mid_run"]
+    mark = "  ✓ target met" if estimate["target_met"] else "  ✗ target MISSED"
+    said = ", ".join(f"{r['estimate']:g} s for {r['actual']:g} s" for r in estimate["rounds"])
+    off = f"{100 * worst:.0f} %" if worst is not None else "none made"
+    return [
+        (
+            f"budgets: time left in {label}, estimated live",
+            f"{said}; worst from mid-run {off}" + mark,
+        )
+    ]

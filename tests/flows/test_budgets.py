@@ -125,3 +125,21 @@ async def test_each_round_after_the_first_says_the_time_left_and_the_terminal_sh
     assert "seconds_left" not in starts[0], "nothing is measured before the first round"
     left = [s["seconds_left"] for s in starts[1:]]
     assert all(seconds > 0 for seconds in left) and left[1] < left[0], left
+
+
+async def test_each_round_of_researchers_after_the_first_says_the_time_left(
+    rig: Rig, scripted: Any, pages: Path
+) -> None:
+    from ponder import stream
+
+    topics = iter([["sorting lists"], ["itertools recipes"], ["collections types"]])
+    scripted.overrides["SupervisorDecision"] = lambda _request: {
+        "reflection": "r", "subtopics": next(topics, []), "research_complete": False,
+    }  # fmt: skip
+    deep = settings(rig, pages, mode="deep", max_loops=1, max_supervisor_rounds=3,
+                    max_concurrent_researchers=1, allow_clarification=False)  # fmt: skip
+    rounds = [item.data async for item in stream(QUESTION, **deep)
+              if getattr(item, "kind", "") == "supervisor"]  # fmt: skip
+    assert [r["round"] for r in rounds] == [1, 2, 3]
+    assert "seconds_left" not in rounds[0]
+    assert all(r["seconds_left"] > 0 for r in rounds[1:]), rounds

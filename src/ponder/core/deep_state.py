@@ -61,6 +61,7 @@ class DeepState(TypedDict, total=False):
     clarifications: int  # questions asked so far, at most MAX_QUESTIONS
     brief: str
     supervisor_round: int
+    supervisor_started: float  # when its first round began (time.time()): its pace so far
     assigned: Annotated[list[str], operator.add]
     queued: list[str]  # sub-topics waiting for a free researcher slot
     dispatch: list[str]  # sub-topics sent to researchers this round

@@ -7,6 +7,7 @@ round, and a sub-topic already assigned is never assigned again.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
@@ -19,7 +20,7 @@ from ponder.core.state import graph_count
 from ponder.nodes.context import NodeContext, node
 from ponder.prompts.schemas import SupervisorDecision
 from ponder.services.model.prompt import Prompt
-from ponder.services.research.budget import Spent, budget_spent, said
+from ponder.services.research.budget import Spent, budget_spent, deep_time_left, said
 from ponder.services.research.vetting import is_junk_subtopic, normalise
 from ponder.services.text.citations import remap
 from ponder.settings.run_settings import run_configuration
@@ -116,9 +117,19 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     now, later = fresh[:slots], fresh[slots:]
     if not now:
         return {**update, "queued": [], "dispatch": [], "research_complete": True}
-    ctx.emit("supervisor", round=done_rounds + 1, subtopics=now, waiting=later)
+    started = float(state.get("supervisor_started") or time.time())
+    spent = Spent.of(state.get("stats"), done_rounds)
+    left = deep_time_left(time.time() - started, done_rounds, spent, ctx.config)
+    ctx.emit(
+        "supervisor",
+        round=done_rounds + 1,
+        subtopics=now,
+        waiting=later,
+        **({"seconds_left": round(left, 1)} if left is not None else {}),
+    )
     return {
         **update,
+        "supervisor_started": started,
         "assigned": now,
         "queued": later,
         "dispatch": now,

@@ -74,8 +74,7 @@ class ProgressState:
             self.round = int(data.get("round") or self.round)
             self.max_rounds = int(data.get("max_rounds") or self.max_rounds)
             self.queries = [str(q) for q in data.get("queries") or []]
-            left = data.get("seconds_left")
-            self.left_until = time.monotonic() + float(left) if left is not None else None
+            self._left(data)
         elif event.kind == "queries":
             self.queries = [str(q) for q in data.get("queries") or []]
         elif event.kind == "sources":
@@ -85,6 +84,7 @@ class ProgressState:
         elif event.kind == "supervisor":
             self.supervisor_round = int(data.get("round") or self.supervisor_round)
             self.queries = [str(s) for s in data.get("subtopics") or []]
+            self._left(data)
         elif event.kind == "token":
             self.draft += printable(str(data.get("text") or ""))
         elif event.kind == "discarded":
@@ -112,6 +112,14 @@ class ProgressState:
             for key, times in self.repeats.items()
             if times and key in firsts
         ]
+
+    def _left(self, data: dict[str, Any]) -> None:
+        """The run's estimate of its time left, as a round (of the loop's, or of the
+        supervisor's researchers) starts; a researcher's own rounds say none."""
+        if data.get("researcher"):
+            return
+        left = data.get("seconds_left")
+        self.left_until = time.monotonic() + float(left) if left is not None else None
 
     def _researcher(self, topic: str, status: str) -> None:
         if status == "started":

@@ -113,6 +113,19 @@ def time_left(spent: Spent, settings: Configuration) -> float | None:
     return rounds * per_round - unreflected + report
 
 
+def deep_time_left(
+    elapsed: float, rounds_done: int, spent: Spent, settings: Configuration
+) -> float | None:
+    """Seconds the deep pipeline has left as a round of researchers starts: its rounds to
+    come, this one included, at the wall-clock pace of those so far (its researchers run
+    side by side), and its report at this run's model pace (one call: a report written by
+    sections takes longer). None before a round is measured."""
+    if rounds_done < 1 or elapsed <= 0:
+        return None
+    rounds = max(0, settings.max_supervisor_rounds - rounds_done)
+    return rounds * elapsed / rounds_done + report_seconds(spent, settings)
+
+
 def report_seconds(spent: Spent, settings: Configuration, at_least: int = 0) -> float:
     """How long the report's model call should take: a call's latency and a token's time,
     fitted to this run's calls, for as many tokens as its longest call wrote (a report is

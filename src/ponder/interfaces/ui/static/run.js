@@ -141,6 +141,7 @@ export class RunView {
       case "supervisor":
         this.item(seq, "supervisor", el("strong", {}, `Supervisor round ${data.round}: `),
           (data.subtopics || []).join(" · "));
+        if (data.seconds_left !== undefined && !this.drawn(seq)) this.countDown(Number(data.seconds_left));
         break;
       case "researcher": this.progress(String(data.topic || ""), { status: String(data.status || "") }); break;
       case "clarification":
