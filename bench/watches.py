@@ -4,9 +4,11 @@ page the report cites, that page removed, a new page added — and what each cha
 names, beside what was changed. The tiny model words its reports differently from run to
 run; only a change in the sources may show.
 
-Targets: the unchanged folder gives "nothing changed"; the changed page is named changed and
-is the only source of any finding that no longer holds; the removed page is named gone;
-the added page, when the run reads it, is named new, and no other source is.
+Targets: the unchanged folder gives "nothing changed"; the changed page is named changed,
+the removed page gone, the added page (when the run reads it) new, and no other source is;
+every new finding rests on a page added or changed, every finding that no longer holds on a
+page changed or removed. The tiny model's reports are mostly extractive: their findings are
+the passages they quote.
 """
 
 from __future__ import annotations
@@ -89,9 +91,23 @@ def _step(
     expected = named == wanted
     if not (new or changed or gone) and name != "first run":
         expected = expected and ran["headline"] == "Nothing changed."
+    # A finding is new or no longer holds only on a page that was added, changed or removed.
+    new_from = _finding_files(said, "## New findings")
+    gone_from = _finding_files(said, "## Findings that no longer hold")
+    expected = expected and new_from <= (new | changed) and gone_from <= (changed | gone)
     return {"step": name, "seconds": ran["seconds"], "headline": ran["headline"],
             "named": {k: sorted(Path(p).name for p in v) for k, v in named.items()},
+            "findings_from": {"new": sorted(Path(p).name for p in new_from),
+                              "gone": sorted(Path(p).name for p in gone_from)},
             "as_expected": expected, "report": ran["report"]}  # fmt: skip
+
+
+def _finding_files(said: str, heading: str) -> set[str]:
+    """The documents the findings under ``heading`` rest on."""
+    if heading not in said:
+        return set()
+    section = said.split(heading, 1)[1].split("\n## ", 1)[0]
+    return {line.rsplit("`", 2)[-2] for line in section.splitlines() if line.endswith("`)")}
 
 
 def _named(said: str, kind: str) -> set[str]:

@@ -55,3 +55,21 @@ def test_a_quote_is_found_across_other_line_breaks_and_an_ellipsis() -> None:
     found = compare(before, after)
     assert [f.quote for f in found.new_findings] == ["Spring tides are larger."]
     assert found.gone_findings == [], "the old finding's text is still there"
+
+
+def test_an_extractive_reports_quotes_are_its_findings() -> None:
+    from ponder.core.result import Report, RunStats, SourceRef
+    from ponder.services.watch.snapshot import findings_of
+
+    passage = "Tides rise twice a day.\nThe Moon pulls the sea."
+    ref = SourceRef(number=1, cited=True, url=DOC, title="Tides", origin="local",
+                    passages=[passage])  # fmt: skip
+    markdown = (
+        "# Tides\n\n*Extractive report.*\n\n## From the sources\n\n"
+        "> Tides rise twice a day.\n>\n> The Moon pulls the sea.\n>\n> — Tides [1]\n\n"
+        "> A quote of nothing read.\n>\n> — Tides [1]\n"
+    )
+    report = Report(topic="Tides", markdown=markdown, summary="", sources=[ref],
+                    stats=RunStats(extractive_report=True), thread_id="t")  # fmt: skip
+    quotes = [(claim["url"], claim["quote"]) for claim in findings_of(report)]
+    assert quotes == [(DOC, "Tides rise twice a day."), (DOC, "The Moon pulls the sea.")]

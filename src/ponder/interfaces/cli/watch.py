@@ -55,14 +55,15 @@ def _list(args: argparse.Namespace, _options: dict[str, Any]) -> int:
     if not found:
         print('No watches yet — add one with: ponder watch add "your question" --every 1d')
         return 0
-    print(f"{'ID':<17}  {'EVERY':<6}  {'NEXT':<16}  {'LAST RUN':<28}  QUESTION")
+    width = max(len(watch.id) for watch in found)
+    print(f"{'ID':<{width}}  {'EVERY':<6}  {'NEXT':<16}  {'LAST RUN':<10}  QUESTION")
     for watch in found:
         kept = watches.runs(watch.id)
         last = f"{kept[-1].number}: {kept[-1].status}" if kept else "none yet"
         due = time.strftime("%Y-%m-%d %H:%M", time.localtime(watches.next_due(watch)))
         question = watch.question if len(watch.question) <= 50 else watch.question[:49] + "…"
         every = watches.every_label(watch.every)
-        print(f"{watch.id:<17}  {every:<6}  {due:<16}  {last:<28}  {question}")
+        print(f"{watch.id:<{width}}  {every:<6}  {due:<16}  {last:<10}  {question}")
     return 0
 
 

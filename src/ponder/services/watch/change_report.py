@@ -57,8 +57,11 @@ def headline(changes: Changes) -> str:
 def _findings(findings: list[Finding]) -> str:
     lines = []
     for finding in findings:
-        quote = " ".join(finding.quote.split())
-        lines.append(f"- {finding.sentence} — “{quote}” ({_link(finding.title, finding.url)})")
+        quote = " ".join(finding.quote.replace("…", " ").split())
+        said = " ".join(finding.sentence.split())
+        # A quote found in an extractive report is its own finding: said once.
+        lead = "" if said.rstrip("…") in quote else f"{said} — "
+        lines.append(f"- {lead}“{quote}” ({_link(finding.title, finding.url)})")
     return "\n".join(lines) + "\n"
 
 

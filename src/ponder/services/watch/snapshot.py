@@ -55,7 +55,7 @@ def take(
         "thread_id": report.thread_id,
         "manifest": manifest,
         "sources": sources,
-        "claims": _claims(report),
+        "claims": findings_of(report),
     }
 
 
@@ -64,7 +64,9 @@ def is_file(source: dict[str, Any]) -> bool:
     return source.get("origin") == "local" and os.path.isabs(str(source.get("url") or ""))
 
 
-def _claims(report: Report) -> list[dict[str, Any]]:
+def findings_of(report: Report) -> list[dict[str, Any]]:
+    """The report's findings: each cited sentence with the span it rests on, or, for an
+    extractive report, each passage it quotes."""
     by_url = {ref.url: ref for ref in report.sources}
     claims = []
     for citation in report.citations:
@@ -79,7 +81,37 @@ def _claims(report: Report) -> list[dict[str, Any]]:
                 "quote": citation.quote or passage,
             }
         )
+    return claims or _quoted(report)
+
+
+def _quoted(report: Report) -> list[dict[str, Any]]:
+    """An extractive report's findings (a small model's prose was unusable): each passage
+    it quotes, with the cited source whose passages hold it."""
+    cited = report.cited_sources()
+    claims = []
+    for quote in _block_quotes(report.markdown):
+        flat = " ".join(quote.replace("…", " ").split())
+        for ref in cited:
+            if any(flat in " ".join(p.replace("…", " ").split()) for p in ref.passages):
+                sentence = flat if len(flat) <= 200 else flat[:199] + "…"
+                claims.append({"sentence": sentence, "url": ref.url, "title": ref.title,
+                               "quote": flat})  # fmt: skip
+                break
     return claims
+
+
+def _block_quotes(markdown: str) -> list[str]:
+    """The paragraphs of the Markdown's block quotes (an attribution line left out)."""
+    paragraphs, lines = [], []
+    for line in [*markdown.splitlines(), ""]:
+        text = line[1:].strip() if line.startswith(">") else None
+        if text:
+            lines.append(text)
+            continue
+        if lines and not lines[0].startswith("—"):
+            paragraphs.append(" ".join(lines))
+        lines = []
+    return paragraphs
 
 
 def _manifest(roots: list[str], earlier: Manifest, hidden: bool) -> Manifest:
