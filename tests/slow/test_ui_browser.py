@@ -196,13 +196,16 @@ def test_stop_keeps_the_run_and_resume_finishes_it(
 def test_a_killed_server_shows_the_run_interrupted_and_resume_finishes_it(
     scripted: ScriptedBackend, ui: UiServer, browser: Any
 ) -> None:
-    scripted.delay = 0.5
+    # A window to kill in: about 4 s of model calls are left once the first source shows
+    # (at 0.5 s a call, a loaded machine's browser could see it too late to kill mid-run).
+    scripted.delay = 1.0
     tab = Page(browser, ui)
     page = ask(tab, "How do tides work?")
     page.wait_for_selector("#timeline li.source", timeout=WAIT)
     time.sleep(2 * FLUSH_SECONDS)  # the log is written in batches: what a SIGKILL may lose
     run_path = urlsplit(page.url).path
     before = len(log_of(ui, page))
+    assert page.locator("#status.status-running").count() == 1, "killed mid-run, not after"
     ui.kill()
     lost = page.locator("#connection")
     lost.wait_for(state="visible", timeout=5000)  # the tab says so within 5 s
