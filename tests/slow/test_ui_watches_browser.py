@@ -99,7 +99,8 @@ def test_a_caller_watches_a_question_and_follows_its_feed(
 
 
 def run_now(page: Any, number: int) -> None:
-    page.click("form[action$='/run'] button")
+    with page.expect_navigation():  # the form posts, then the page comes back
+        page.click("form[action$='/run'] button")
     status = page.locator("article.watch .status")
     for _ in range(WAIT // 250):
         page.reload()
