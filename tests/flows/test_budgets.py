@@ -15,6 +15,7 @@ from support.reports import docs_corpus
 from ponder import aresearch
 from ponder.testing import Rig
 
+THREE_ROUNDS = [["sorting lists"], ["itertools recipes"], ["collections types"]]
 # Each round finds pages it had not read, so each costs a summary and a reflection.
 QUESTION = "How do sorting, itertools and collections work together in Python?"
 
@@ -30,6 +31,20 @@ def settings(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
         "docs": [str(corpus)], "mode": "loop", "max_loops": 6,
         # A small report reserve, so a budget of a few thousand tokens has rounds to plan.
         "num_predict": 256, "summary_tokens": 200, "evidence_tokens": 300, **extra,
+    }  # fmt: skip
+
+
+def deep_settings(rig: Rig, corpus: Path, **extra: Any) -> dict[str, Any]:
+    """The deep pipeline with no question asked, one researcher at a time unless said."""
+    return settings(rig, corpus, **{"mode": "deep", "max_concurrent_researchers": 1,
+                                    "allow_clarification": False, **extra})  # fmt: skip
+
+
+def supervised(scripted: Any, rounds: list[list[str]]) -> None:
+    """The supervisor's sub-topics: each round's in turn, then none."""
+    planned = iter(rounds)
+    scripted.overrides["SupervisorDecision"] = lambda _request: {
+        "reflection": "r", "subtopics": next(planned, []), "research_complete": False,
     }  # fmt: skip
 
 
@@ -70,15 +85,11 @@ async def test_a_budget_spent_before_the_report_still_ends_in_one_from_the_sourc
 async def test_in_the_deep_pipeline_a_budget_stops_new_rounds_of_researchers(
     rig: Rig, scripted: Any, pages: Path
 ) -> None:
-    topics = iter([["sorting lists"], ["itertools recipes"], ["collections types"]])
-    scripted.overrides["SupervisorDecision"] = lambda _request: {
-        "reflection": "r", "subtopics": next(topics, []), "research_complete": False,
-    }  # fmt: skip
-    deep = settings(rig, pages, mode="deep", max_loops=2, max_supervisor_rounds=3,
-                    max_concurrent_researchers=1, allow_clarification=False)  # fmt: skip
+    supervised(scripted, THREE_ROUNDS)
+    deep = deep_settings(rig, pages, max_loops=2, max_supervisor_rounds=3)
     free = await aresearch(QUESTION, **deep)
     assert not free.stats.budget_ended and tokens(free) > 4000, tokens(free)
-    topics = iter([["sorting lists"], ["itertools recipes"], ["collections types"]])
+    supervised(scripted, THREE_ROUNDS)
     held = await aresearch(QUESTION, **deep, token_budget=tokens(free) * 6 // 10)
     assert held.stats.budget_ended == "tokens"
     assert held.stats.rounds < free.stats.rounds
@@ -91,12 +102,10 @@ async def test_in_the_deep_pipeline_a_budget_stops_new_rounds_of_researchers(
 async def test_a_deep_report_with_no_room_left_is_built_from_the_notes(
     rig: Rig, scripted: Any, pages: Path
 ) -> None:
-    scripted.overrides["SupervisorDecision"] = lambda _request: {
-        "reflection": "r", "subtopics": ["sorting lists", "itertools recipes"],
-        "research_complete": False,
-    }  # fmt: skip
-    deep = settings(rig, pages, mode="deep", max_loops=1, max_supervisor_rounds=1,
-                    max_concurrent_researchers=2, allow_clarification=False)  # fmt: skip
+    supervised(scripted, [["sorting lists", "itertools recipes"]] * 2)  # a round each run
+    deep = deep_settings(
+        rig, pages, max_loops=1, max_supervisor_rounds=1, max_concurrent_researchers=2
+    )
     free = await aresearch(QUESTION, **deep)
     assert not free.stats.extractive_report
     calls = len(rig.log)
@@ -132,12 +141,8 @@ async def test_each_round_of_researchers_after_the_first_says_the_time_left(
 ) -> None:
     from ponder import stream
 
-    topics = iter([["sorting lists"], ["itertools recipes"], ["collections types"]])
-    scripted.overrides["SupervisorDecision"] = lambda _request: {
-        "reflection": "r", "subtopics": next(topics, []), "research_complete": False,
-    }  # fmt: skip
-    deep = settings(rig, pages, mode="deep", max_loops=1, max_supervisor_rounds=3,
-                    max_concurrent_researchers=1, allow_clarification=False)  # fmt: skip
+    supervised(scripted, THREE_ROUNDS)
+    deep = deep_settings(rig, pages, max_loops=1, max_supervisor_rounds=3)
     rounds = [item.data async for item in stream(QUESTION, **deep)
               if getattr(item, "kind", "") == "supervisor"]  # fmt: skip
     assert [r["round"] for r in rounds] == [1, 2, 3]

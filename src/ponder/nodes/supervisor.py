@@ -93,7 +93,8 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
         return {**update, "queued": [], "dispatch": []}
     # A budget with no room for another round of researchers and the report ends it here
     # (the researchers' time adds up, though they ran side by side: it errs on the early side).
-    ended = budget_spent(Spent.of(state.get("stats"), done_rounds), ctx.config)
+    spent = Spent.of(state.get("stats"), done_rounds)
+    ended = budget_spent(spent, ctx.config)
     if ended:
         ctx.warn(said(ended, ctx.config, done_rounds, ctx.config.max_supervisor_rounds))
         stats = {"budget_ended": ended}
@@ -118,7 +119,6 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     if not now:
         return {**update, "queued": [], "dispatch": [], "research_complete": True}
     started = float(state.get("supervisor_started") or time.time())
-    spent = Spent.of(state.get("stats"), done_rounds)
     left = deep_time_left(time.time() - started, done_rounds, spent, ctx.config)
     ctx.emit(
         "supervisor",

@@ -123,35 +123,39 @@ class WatchStore:
     # -- runs ------------------------------------------------------------------------
 
     def runs(self, watch_id: str) -> list[WatchRun]:
-        """Each run in order; one started with no end is still ``running`` here."""
-        path = self._folder(watch_id) / "runs.jsonl"
-        found: dict[int, WatchRun] = {}
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # the line a killed process was writing
-                number = int(entry.pop("number"))
-                if number not in found:
-                    found[number] = WatchRun(number, float(entry.get("started") or 0))
-                run = found[number]
-                for key, value in entry.items():
-                    setattr(run, key, value)
-        kept = [found[number] for number in sorted(found)]
+        """Each run in order; one started with no end whose process is gone (nothing holds
+        the watch) is shown failed, as the next run records it."""
+        kept = self._recorded(watch_id)
         if any(run.status == "running" for run in kept) and not self._held(watch_id):
-            for run in kept:  # no process runs it: its process was killed
+            for run in kept:
                 if run.status == "running":
                     run.status, run.error = "failed", KILLED
         return kept
+
+    def _recorded(self, watch_id: str) -> list[WatchRun]:
+        """Each run as its record says it: one started with no end is ``running``."""
+        path = self._folder(watch_id) / "runs.jsonl"
+        found: dict[int, WatchRun] = {}
+        for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # the line a killed process was writing
+            number = int(entry.pop("number"))
+            if number not in found:
+                found[number] = WatchRun(number, float(entry.get("started") or 0))
+            for key, value in entry.items():
+                setattr(found[number], key, value)
+        return [found[number] for number in sorted(found)]
 
     @contextmanager
     def running(self, watch_id: str) -> Iterator[None]:
         """Hold the watch while one of its runs goes on; the runs a killed process left
         unfinished are recorded as failed first."""
         with self._lock(watch_id):
-            for run in self._recorded_unfinished(watch_id):
-                self.finish(watch_id, run, "failed", error=KILLED)
+            for run in self._recorded(watch_id):
+                if run.status == "running":  # its process was killed
+                    self.finish(watch_id, run.number, "failed", error=KILLED)
             yield
 
     @contextmanager
@@ -173,18 +177,6 @@ class WatchStore:
                 return False
         except WatchBusy:
             return True
-
-    def _recorded_unfinished(self, watch_id: str) -> list[int]:
-        path = self._folder(watch_id) / "runs.jsonl"
-        ended: set[int] = set()
-        started: list[int] = []
-        for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            (started.append if "started" in entry else ended.add)(int(entry["number"]))
-        return [number for number in started if number not in ended]
 
     def begin(self, watch_id: str, thread_id: str) -> WatchRun:
         number = len(self.runs(watch_id)) + 1

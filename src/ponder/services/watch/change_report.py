@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from ponder.services.watch.changes import CHANGED, GONE, NEW, Changes, Finding, SourceChange
+from ponder.services.watch.snapshot import flat
 
 _SOURCE_WORDS = {NEW: "New", CHANGED: "Changed", GONE: "Gone"}
 
@@ -57,7 +58,7 @@ def headline(changes: Changes) -> str:
 def _findings(findings: list[Finding]) -> str:
     lines = []
     for finding in findings:
-        quote = " ".join(finding.quote.replace("…", " ").split())
+        quote = flat(finding.quote)
         said = " ".join(finding.sentence.split())
         # A quote found in an extractive report is its own finding: said once.
         lead = "" if said.rstrip("…") in quote else f"{said} — "

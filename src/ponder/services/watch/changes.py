@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ponder.core.sources import source_key
-from ponder.services.watch.snapshot import Snapshot, is_file
+from ponder.services.watch.snapshot import Snapshot, flat, is_file
 
 NEW, GONE, CHANGED, SAME = "new", "gone", "changed", "same"
 
@@ -124,7 +124,7 @@ def _distinct(claims: list[dict[str, Any]]) -> list[Finding]:
     found = []
     for claim in claims:
         finding = Finding(claim["sentence"], claim["quote"], claim["url"], claim["title"])
-        mark = (source_key(finding.url), _flat(finding.quote))
+        mark = (source_key(finding.url), flat(finding.quote))
         if mark not in seen:
             seen.add(mark)
             found.append(finding)
@@ -135,8 +135,4 @@ def _holds(claim: Finding, source: dict[str, Any] | None) -> bool:
     """Whether the span the claim rests on is in the source's text."""
     if not source or not claim.quote.strip():
         return False
-    return _flat(claim.quote) in _flat(source.get("text") or "")
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.replace("…", " ").split())
+    return flat(claim.quote) in flat(source.get("text") or "")

@@ -16,7 +16,6 @@ fetched again: what the run read of it stands for it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from typing import Any
@@ -27,7 +26,13 @@ from ponder.services.search.backends.local.files import discover
 from ponder.services.search.backends.local.formats import SkipFile
 from ponder.services.search.backends.local.index import resolve_roots
 from ponder.services.search.backends.local.indexer import MAX_FILE_BYTES
-from ponder.services.search.backends.local.reading import Job, extracted, pool_size, read_bytes
+from ponder.services.search.backends.local.reading import (
+    Job,
+    content_hash,
+    extracted,
+    pool_size,
+    read_bytes,
+)
 
 Snapshot = dict[str, Any]
 Manifest = dict[str, list[Any]]  # path -> [mtime_ns, size, digest]
@@ -57,6 +62,11 @@ def take(
         "sources": sources,
         "claims": findings_of(report),
     }
+
+
+def flat(text: str) -> str:
+    """Text as quotes are compared: whitespace collapsed, an ellipsis a gap."""
+    return " ".join(text.replace("…", " ").split())
 
 
 def is_file(source: dict[str, Any]) -> bool:
@@ -90,12 +100,12 @@ def _quoted(report: Report) -> list[dict[str, Any]]:
     cited = report.cited_sources()
     claims = []
     for quote in _block_quotes(report.markdown):
-        flat = " ".join(quote.replace("…", " ").split())
+        said = flat(quote)
         for ref in cited:
-            if any(flat in " ".join(p.replace("…", " ").split()) for p in ref.passages):
-                sentence = flat if len(flat) <= 200 else flat[:199] + "…"
+            if any(said in flat(passage) for passage in ref.passages):
+                sentence = said if len(said) <= 200 else said[:199] + "…"
                 claims.append({"sentence": sentence, "url": ref.url, "title": ref.title,
-                               "quote": flat})  # fmt: skip
+                               "quote": said})  # fmt: skip
                 break
     return claims
 
@@ -138,7 +148,7 @@ def _digest(path: str, mtime_ns: int, size: int) -> str | None:
         data = read_bytes(Job(path, (mtime_ns, size), None, MAX_FILE_BYTES))
     except (OSError, SkipFile):
         return None
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return content_hash(data)
 
 
 def _read_files(
@@ -182,4 +192,4 @@ def _outside(path: str) -> list[Any] | None:
 
 
 def _text_digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+    return content_hash(text.encode("utf-8"))

@@ -77,7 +77,7 @@ def extract(job: Job) -> Extracted:
         return Extracted(job, skipped=str(exc))
     except OSError as exc:
         return Extracted(job, skipped=f"cannot read ({exc.strerror or exc})", retry=True)
-    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    digest = content_hash(data)
     if digest == job.known_hash:
         return Extracted(job, digest, same_content=True)
     path = Path(job.path)
@@ -99,6 +99,11 @@ def extract(job: Job) -> Extracted:
         document.authors,
         document.date,
     )
+
+
+def content_hash(data: bytes) -> str:
+    """A file's content hash, as the index keeps it (a watch compares documents by it)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def read_bytes(job: Job) -> bytes:
