@@ -27,7 +27,9 @@ from ponder.interfaces.ui.manager import FLUSH_SECONDS
 from ponder.testing import Rig, ScriptedBackend
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
-WAIT = 20_000  # ms: a scripted run takes a few seconds; a failure should not take minutes
+# ms: a scripted run takes a few seconds alone, several times that in `make test` on two
+# loaded cores; a failure should still not take minutes
+WAIT = 40_000
 
 
 def operator_env(rig: Rig, corpus: Path, tmp_path: Path, **extra: str) -> dict[str, str]:

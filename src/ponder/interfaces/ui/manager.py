@@ -46,10 +46,11 @@ class Run:
     by: str = ""  # the user who started (or resumed) its task: whose live run it is
     unsaved: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    ended: bool = False  # its task logged how it ended: saving the log is all that is left
 
     @property
     def live(self) -> bool:
-        return self.task is not None and not self.task.done()
+        return self.task is not None and not self.task.done() and not self.ended
 
     @property
     def next_seq(self) -> int:
@@ -73,6 +74,7 @@ class RunManager:
     def __init__(self) -> None:
         self._runs: dict[str, Run] = {}
         self._flusher: asyncio.Task[None] | None = None
+        self._saving = asyncio.Lock()
         # Runs this process runs for a user that it does not drive (a watch's): they count
         # against the user's limit as their own runs do.
         self._besides: dict[str, asyncio.Task[Any]] = {}
@@ -220,8 +222,10 @@ class RunManager:
     ) -> None:
         run = self.run(thread_id)
         if run.live:
-            raise _already_running(thread_id)
-        run.by = by
+            raise InvalidInputError(
+                f"Run '{thread_id}' is already running — wait for it or stop it."
+            )
+        run.by, run.ended = by, False
         # Where a turn begins in the log: the page's live view replays its latest turn only.
         asked = {"question": question} if question else {}
         run.add({"kind": "status", "status": "running", "turn": turn, **asked})
@@ -231,36 +235,35 @@ class RunManager:
             self._flusher = asyncio.create_task(self._flush_often())
 
     async def _drive(self, run: Run, items: AsyncGenerator[ProgressEvent | Report, None]) -> None:
+        ending: dict[str, Any] | None = None
         try:
-            # Closed here, not whenever the loop collects it: a stopped run's checkpointer
-            # lets go of its database before the page may resume the run.
-            async with contextlib.aclosing(items):
-                async for item in items:
-                    if isinstance(item, Report):
-                        stats = item.stats.model_dump()
-                        numbers = report_numbers(item)
-                        run.add({"kind": "status", "status": "done", "stats": stats, **numbers})
-                    else:
-                        run.add(item.model_dump())
+            ending = await _log_progress(run, items)
         except ClarificationNeeded as exc:
-            run.add({"kind": "status", "status": "waiting", "question": exc.question})
+            ending = {"status": "waiting", "question": exc.question}
         except asyncio.CancelledError:
-            run.add({"kind": "status", "status": "interrupted", "message": "stopped"})
+            ending = {"status": "interrupted", "message": "stopped"}
             raise
         except PonderError as exc:  # the run's own clear message: what went wrong, what to do
-            run.add({"kind": "status", "status": "failed", "message": str(exc)})
+            ending = {"status": "failed", "message": str(exc)}
         except Exception as exc:  # a bug: the page says so, and the server's log has it
             message = f"ponder hit a bug ({type(exc).__name__}: {exc}) — please report it."
-            run.add({"kind": "status", "status": "failed", "message": message})
+            ending = {"status": "failed", "message": message}
             raise
         finally:
+            # How the run ended is logged once its generator is closed, and from then on it
+            # is not live: a page that shows Resume or Follow up can use it at once, while
+            # this task only saves the log.
+            if ending is not None:
+                run.add({"kind": "status", **ending})
+            run.ended = True
             await self.flush()
 
     async def flush(self) -> None:
-        for run in list(self._runs.values()):
-            if run.unsaved:
-                batch, run.unsaved = run.unsaved, []
-                await asyncio.to_thread(store.append_events, run.thread_id, batch)
+        async with self._saving:  # a finished run's last save and the next's, in order
+            for run in list(self._runs.values()):
+                if run.unsaved:
+                    batch, run.unsaved = run.unsaved, []
+                    await asyncio.to_thread(store.append_events, run.thread_id, batch)
 
     async def _flush_often(self) -> None:
         while any(run.live for run in self._runs.values()):
@@ -268,7 +271,21 @@ class RunManager:
             await self.flush()
 
 
-def _already_running(thread_id: str) -> PonderError:
-    from ponder.core.errors import InvalidInputError
-
-    return InvalidInputError(f"Run '{thread_id}' is already running — wait for it or stop it.")
+async def _log_progress(
+    run: Run, items: AsyncGenerator[ProgressEvent | Report, None]
+) -> dict[str, Any] | None:
+    """Log the run's progress; its ending ("done", with the report's figures), returned
+    once the generator is closed: a stopped run's checkpointer lets go of its database
+    there, before the page may resume the run."""
+    ending: dict[str, Any] | None = None
+    async with contextlib.aclosing(items):
+        async for item in items:
+            if isinstance(item, Report):
+                ending = {
+                    "status": "done",
+                    "stats": item.stats.model_dump(),
+                    **report_numbers(item),
+                }
+            else:
+                run.add(item.model_dump())
+    return ending
