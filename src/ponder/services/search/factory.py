@@ -97,11 +97,14 @@ def preflight(config: Configuration, topic: str, warn: Warn) -> Reach:
     """The run's one quick check, before its first round: whether the web backends of the
     search can be reached. Those that cannot are left out of the run, and one line says
     so; when nothing is left to search — no web, no documents — OfflineError. With
-    documents set up, a parsing worker starts now, while the model plans the searches."""
+    documents set up, a parsing worker starts now, while the model plans the searches,
+    and the run's first search brings their index up to date."""
     if offline_plugins(config):
         from ponder.services.text.sandbox import prewarm
 
         prewarm()
+    if config.docs or config.library:
+        LocalSearch.refresh_at_next_search()
     if config.library:  # said once a run, here: each round opens the libraries again
         for line in load_catalog(
             config.library, config.docs_roots, config.docs_hidden_and_symlinks

@@ -24,7 +24,8 @@ def _ignore(_: str) -> None:
 
 class LocalSearch:
     """The ``local`` search backend: indexes on first use, then refreshes at most every
-    ``refresh_seconds`` so edits made during a long session are picked up.
+    ``refresh_seconds`` so edits made during a long session are picked up; and at the
+    first search of each run (:meth:`refresh_at_next_search`).
 
     With an ``embedder`` (semantic search on), each refresh embeds the new passages and each
     query is embedded too. If embedding fails (the model is not pulled, Ollama is away),
@@ -61,6 +62,15 @@ class LocalSearch:
         self._refresh_lock = asyncio.Lock()
         self._own_refresh: float | None = None
         self._embedded = False  # this instance brought the vectors up to date since its refresh
+
+    @classmethod
+    def refresh_at_next_search(cls) -> None:
+        """A run begins: its first search brings the indexes up to date, so it reads a
+        document edited a moment ago as it is now (in a long-lived ``ponder ui``, the last
+        run's refresh may be seconds old). Walking an unchanged folder is cheap (a few ms
+        for the 317 pages of Python's library docs); the interval spares a run's later
+        searches even that."""
+        cls._last_refresh.clear()
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
         try:
