@@ -10,7 +10,7 @@ from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from ponder.core.sources import Source, merge_sources
-from ponder.core.state import QuestionAspects, ReflectionState
+from ponder.core.state import Allowance, QuestionAspects, ReflectionState
 from ponder.core.stats import merge_stats
 
 
@@ -39,6 +39,7 @@ class DeepInput(TypedDict, total=False):
     running_summary: str
     reflection: ReflectionState | None
     aspects: QuestionAspects  # the question's parts, when the loop found them already
+    spent_before: dict[str, Any]  # what the turn spent in the loop: the budgets count it too
 
 
 class DeepOutput(TypedDict):
@@ -62,6 +63,9 @@ class DeepState(TypedDict, total=False):
     brief: str
     supervisor_round: int
     supervisor_started: float  # when its first round began (time.time()): its pace so far
+    seconds_before: float  # the turn's working seconds before the supervisor's first round
+    spent_before: dict[str, Any]  # the turn's statistics in the loop, before the hand-off
+    allowance: Allowance | None  # what each researcher of this round may spend
     assigned: Annotated[list[str], operator.add]
     queued: list[str]  # sub-topics waiting for a free researcher slot
     dispatch: list[str]  # sub-topics sent to researchers this round
@@ -91,3 +95,4 @@ class ResearcherTask(TypedDict):
     topic: str
     brief: str
     sources: list[Source]
+    allowance: Allowance | None

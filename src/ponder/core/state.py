@@ -71,12 +71,22 @@ class ResearchInput(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], add_messages]
 
 
-class ResearcherInput(TypedDict):
-    """A researcher's input inside the deep pipeline: its sub-topic, the brief, the sources."""
+class Allowance(TypedDict):
+    """What one researcher may spend of the run's budgets: seconds of its own, tokens
+    (None: no such budget). :func:`ponder.services.research.budget.researchers_room`."""
+
+    seconds: float | None
+    tokens: int | None
+
+
+class ResearcherInput(TypedDict, total=False):
+    """A researcher's input inside the deep pipeline: its sub-topic, the brief, the sources,
+    and what it may spend of the run's budgets."""
 
     topic: str
     brief: str
     sources: list[Source]
+    allowance: Allowance | None
 
 
 class ResearchOutput(TypedDict):
@@ -109,6 +119,9 @@ class LoopState(TypedDict, total=False):
     cited_sources: list[Source]
     citations: list[dict[str, Any]]
     stats: Annotated[dict[str, Any], merge_stats]
+    turn_stats: dict[str, Any]  # the thread's stats as this turn began: its budgets count its own
+    spent_before: dict[str, Any]  # what this turn spent before it was handed to deep research
+    allowance: Allowance | None  # a researcher's: what it may spend of the run's budgets
     # The checked report as a chat message, when the draft streamed to LangGraph's
     # ``messages`` mode was not the report (discarded, or replaced by an extractive one),
     # and always when the run came as chat messages (``chat``).

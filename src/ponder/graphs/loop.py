@@ -11,7 +11,7 @@ from ponder.nodes.answer_in_chat import answer_in_chat
 from ponder.nodes.finalize_summary import finalize_summary
 from ponder.nodes.generate_query import generate_query
 from ponder.nodes.reflect import reflect
-from ponder.nodes.route import route_research, route_research_no_handoff, route_start
+from ponder.nodes.route import hand_off, route_research, route_research_no_handoff, route_start
 from ponder.nodes.summarize_sources import summarize_sources
 from ponder.nodes.take_question import take_question
 from ponder.nodes.web_research import web_research
@@ -59,11 +59,26 @@ def loop_builder(*, handoff: Any = None) -> StateGraph[Any, Any, Any, Any]:
     add_round_nodes(builder)
     builder.add_node("take_question", take_question)
     builder.add_node("finalize_summary", finalize_summary)
+    builder.add_node("hand_off", hand_off)
     builder.add_node("deep_research", handoff)
     builder.add_node("answer_in_chat", answer_in_chat)
     builder.add_edge(START, "take_question")
-    builder.add_conditional_edges("take_question", route_start)
-    builder.add_conditional_edges("reflect", route_research)
+    # Both ways into the deep pipeline pass through hand_off, which carries the turn's spend.
+    builder.add_conditional_edges(
+        "take_question",
+        route_start,
+        {"generate_query": "generate_query", "deep_research": "hand_off"},
+    )
+    builder.add_conditional_edges(
+        "reflect",
+        route_research,
+        {
+            "web_research": "web_research",
+            "finalize_summary": "finalize_summary",
+            "deep_research": "hand_off",
+        },
+    )
+    builder.add_edge("hand_off", "deep_research")
     builder.add_edge("finalize_summary", "answer_in_chat")
     builder.add_edge("deep_research", "answer_in_chat")
     builder.add_edge("answer_in_chat", END)

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from ponder import prompts
 from ponder.core.state import LoopState, ReflectionState
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.route import can_hand_off, rounds_done
+from ponder.nodes.route import budget_ended, can_hand_off, rounds_done
 from ponder.prompts.schemas import Reflection, Verdict, reflection_schema
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.aspects import (
@@ -82,8 +82,11 @@ def _prompt(state: LoopState, n: int, asks_scope: bool) -> Prompt:
 
 
 def _verdict_matters(state: LoopState, ctx: NodeContext) -> bool:
-    """False after the last round of a run that cannot hand off (mode=loop, or a researcher):
-    no answer of the model could change what happens next, so it is not asked."""
+    """False when no answer of the model could change what happens next, so it is not
+    asked: after the last round of a run that cannot hand off (mode=loop, or a researcher),
+    and when a budget leaves no room for another round (nor for the deep pipeline)."""
+    if budget_ended(state, ctx.config):
+        return False
     if rounds_done(state, ctx.config) < ctx.config.max_loops:
         return True
     return can_hand_off(state, ctx.config)

@@ -7,7 +7,8 @@ from typing import Any, Literal
 from langchain_core.runnables import RunnableConfig
 
 from ponder.core.state import LoopState, graph_count
-from ponder.services.research.budget import Spent, budget_spent
+from ponder.core.stats import since
+from ponder.services.research.budget import Spent, allowance_spent, budget_spent
 from ponder.settings.configuration import Configuration
 from ponder.settings.run_settings import run_configuration
 
@@ -35,11 +36,12 @@ def rounds_done(state: LoopState, settings: Configuration) -> int:
 
 def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
     """Hand off a broad topic, stop when sufficient, out of rounds or out of budget, else
-    search again."""
+    search again. A budget with no room for another round leaves no room for the deep
+    pipeline either: the loop writes its report."""
     settings = run_configuration(config)
     reflection: dict[str, Any] = dict(state.get("reflection") or {})
     if settings.mode == "auto" and reflection.get("scope") == "broad":
-        return "deep_research"
+        return "finalize_summary" if budget_ended(state, settings) else "deep_research"
     if reflection.get("is_sufficient"):
         return "finalize_summary"
     if rounds_done(state, settings) >= settings.max_loops:
@@ -53,12 +55,24 @@ def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
 
 def budget_ended(state: LoopState, settings: Configuration) -> str | None:
     """The budget ("time", "tokens") that leaves no room for another round before the
-    report, or None (:mod:`ponder.services.research.budget`)."""
+    report (a researcher's: before its allowance is spent), or None
+    (:mod:`ponder.services.research.budget`)."""
+    allowance = state.get("allowance")
+    if allowance is not None:
+        return allowance_spent(spent_by(state, settings), allowance)
     return budget_spent(spent_by(state, settings), settings)
 
 
 def spent_by(state: LoopState, settings: Configuration) -> Spent:
-    return Spent.of(state.get("stats"), rounds_done(state, settings))
+    """What this turn has spent (a thread's earlier turns had budgets of their own)."""
+    turn = since(state.get("stats"), state.get("turn_stats"))
+    return Spent.of(turn, rounds_done(state, settings))
+
+
+def hand_off(state: LoopState) -> dict[str, Any]:
+    """What the turn spent in the loop, handed on with it: the deep pipeline's budgets
+    count the whole turn."""
+    return {"spent_before": since(state.get("stats"), state.get("turn_stats"))}
 
 
 def route_research_no_handoff(state: LoopState, config: RunnableConfig) -> InResearcher:

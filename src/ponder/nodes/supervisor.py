@@ -18,9 +18,10 @@ from ponder.core.deep_state import DeepState, Note, ResearcherResult, Researcher
 from ponder.core.sources import Numbering, Source
 from ponder.core.state import graph_count
 from ponder.nodes.context import NodeContext, node
+from ponder.nodes.deep_budget import turn_spent
 from ponder.prompts.schemas import SupervisorDecision
 from ponder.services.model.prompt import Prompt
-from ponder.services.research.budget import Spent, budget_spent, deep_time_left, said
+from ponder.services.research.budget import deep_time_left, researchers_room, said
 from ponder.services.research.vetting import is_junk_subtopic, normalise
 from ponder.services.text.citations import remap
 from ponder.settings.run_settings import run_configuration
@@ -78,27 +79,28 @@ def notes_text(state: DeepState, extra: list[Note]) -> str:
 
 @node("supervisor")
 async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
+    began = _began(state)
+    state = {**state, **began}  # type: ignore[typeddict-item]
     results = state.get("researcher_results", [])
     new_results = results[state.get("merged_results", 0) :]
     sources, notes = merge_results(state.get("sources", []), new_results)
     for note in notes:
         if note["error"]:
             ctx.warn(f"Researcher on {note['topic']!r}: {note['error']}")
-    update: dict[str, Any] = {"sources": sources, "notes": notes, "merged_results": len(results)}
+    update: dict[str, Any] = {
+        "sources": sources, "notes": notes, "merged_results": len(results), **began,
+    }  # fmt: skip
     done_rounds = graph_count(state.get("supervisor_round", 0), ctx.config.max_supervisor_rounds)
     queued = state.get("queued", [])
     if done_rounds >= ctx.config.max_supervisor_rounds:
         if queued:
             ctx.warn(f"Out of supervisor rounds; not researched: {', '.join(queued)}.")
         return {**update, "queued": [], "dispatch": []}
-    # A budget with no room for another round of researchers and the report ends it here
-    # (the researchers' time adds up, though they ran side by side: it errs on the early side).
-    spent = Spent.of(state.get("stats"), done_rounds)
-    ended = budget_spent(spent, ctx.config)
+    # A budget with no room for a researcher's round and the report ends the research here.
+    spent = turn_spent(state)
+    _, _, ended = researchers_room(spent, ctx.config, spent.seconds, 1)
     if ended:
-        ctx.warn(said(ended, ctx.config, done_rounds, ctx.config.max_supervisor_rounds))
-        stats = {"budget_ended": ended}
-        return {**update, "queued": [], "dispatch": [], "stats": stats}
+        return {**update, **_ended_by(ended, ctx, done_rounds)}
     candidates = list(queued)
     complete = False
     if not queued or len(queued) < ctx.config.max_concurrent_researchers:
@@ -114,11 +116,16 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
         ctx.count("texts_rejected", junk)
     if done_rounds == 0 and not fresh:
         fresh = [state["topic"]]  # the first round always researches something
-    slots = ctx.config.max_concurrent_researchers
+    spent = turn_spent(state, ctx)  # the decision's call included
+    slots, allowance, ended = researchers_room(
+        spent, ctx.config, spent.seconds, ctx.config.max_concurrent_researchers
+    )
+    if ended:
+        return {**update, **_ended_by(ended, ctx, done_rounds)}
     now, later = fresh[:slots], fresh[slots:]
     if not now:
         return {**update, "queued": [], "dispatch": [], "research_complete": True}
-    started = float(state.get("supervisor_started") or time.time())
+    started = float(state["supervisor_started"])
     left = deep_time_left(time.time() - started, done_rounds, spent, ctx.config)
     ctx.emit(
         "supervisor",
@@ -129,13 +136,27 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     )
     return {
         **update,
-        "supervisor_started": started,
+        "allowance": allowance,
         "assigned": now,
         "queued": later,
         "dispatch": now,
         "supervisor_round": done_rounds + 1,
         "research_complete": complete,
     }
+
+
+def _began(state: DeepState) -> dict[str, Any]:
+    """When the supervisor's first round began, and the turn's working seconds before it
+    (from then on its budgets read the wall clock: :mod:`ponder.nodes.deep_budget`)."""
+    if state.get("supervisor_started"):
+        return {}
+    return {"supervisor_started": time.time(), "seconds_before": turn_spent(state).seconds}
+
+
+def _ended_by(budget: str, ctx: NodeContext, done_rounds: int) -> dict[str, Any]:
+    """The research ends here: ``budget`` leaves no room for another researcher's round."""
+    ctx.warn(said(budget, ctx.config, done_rounds, ctx.config.max_supervisor_rounds))
+    return {"queued": [], "dispatch": [], "stats": {"budget_ended": budget}}
 
 
 async def _decide(state: DeepState, ctx: NodeContext, notes: list[Note]) -> SupervisorDecision:
@@ -168,7 +189,10 @@ def route_supervisor(
         Send(
             "researcher",
             ResearcherTask(
-                topic=topic, brief=state.get("brief", ""), sources=state.get("sources", [])
+                topic=topic,
+                brief=state.get("brief", ""),
+                sources=state.get("sources", []),
+                allowance=state.get("allowance"),
             ),
         )
         for topic in dispatch

@@ -80,7 +80,13 @@ def _new_turn(state: LoopState) -> dict[str, Any]:
     )
     if not earlier:
         return {}
-    return _PER_TURN | {"turn_start": len(state.get("summarized") or [])}
+    began = {
+        "turn_start": len(state.get("summarized") or []),
+        "turn_stats": state.get("stats") or {},
+        # A turn's budgets count its own spending; what ended the last turn does not end it.
+        "stats": {"budget_ended": ""},
+    }
+    return _PER_TURN | began
 
 
 def last_message(messages: list[AnyMessage]) -> AnyMessage | None:

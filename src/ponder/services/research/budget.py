@@ -19,12 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ponder.core.state import Allowance
 from ponder.settings.configuration import Configuration
 
 ROUND_MARGIN = 1.25  # a round may cost more than the average of those before it
 PROMPT_OVERHEAD = 600  # the report prompt's instructions and sources' list, in tokens
 SHORTEST_REPORT = 256  # tokens: a report held to fewer says too little to be worth it
 ROUND_NODES = ("web_research", "summarize_sources", "reflect")  # what each round runs
+WRAPPERS = ("researcher",)  # nodes whose seconds are their inner nodes', counted already
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,13 @@ class Spent:
     timings: tuple[tuple[float, int], ...] = ()  # each model call's seconds and tokens written
     round_seconds: float = 0.0  # of ``seconds``, the rounds' own (not the question's checks)
     reflect_seconds: float = 0.0  # of those, the reflections' (the last round has none)
+    query_seconds: float = 0.0  # planning the first queries, once per loop or researcher
+    starts: int = 1  # how many loops and researchers planned them
+
+    @property
+    def per_researcher(self) -> float:
+        """Seconds a researcher's round takes: a round, and planning its first queries."""
+        return self.per_round + self.query_seconds / max(self.starts, 1)
 
     @property
     def per_round(self) -> float:
@@ -48,11 +57,11 @@ class Spent:
         return spent / self.rounds if self.rounds else 0.0
 
     @classmethod
-    def of(cls, stats: dict[str, Any] | None, rounds: int) -> Spent:
+    def of(cls, stats: dict[str, Any] | None, rounds: int, starts: int = 1) -> Spent:
         stats = stats or {}
         timings = tuple((float(t[0]), int(t[1])) for t in stats.get("call_timings") or [])
         nodes = stats.get("node_seconds") or {}
-        seconds = sum(float(s) for s in (stats.get("node_seconds") or {}).values())
+        seconds = sum(float(s) for name, s in nodes.items() if name not in WRAPPERS)
         written = int(stats.get("completion_tokens") or 0)
         return cls(
             seconds=seconds,
@@ -64,6 +73,8 @@ class Spent:
             timings=timings,
             round_seconds=sum(float(nodes.get(name) or 0) for name in ROUND_NODES),
             reflect_seconds=float(nodes.get("reflect") or 0),
+            query_seconds=float(nodes.get("generate_query") or 0),
+            starts=starts,
         )
 
 
@@ -89,6 +100,50 @@ def budget_spent(spent: Spent, settings: Configuration) -> str | None:
         return "time"
     tokens = settings.token_budget
     if tokens is not None and spent.tokens + round_tokens + reserve_tokens > tokens:
+        return "tokens"
+    return None
+
+
+def researchers_room(
+    spent: Spent, settings: Configuration, elapsed: float, wanted: int
+) -> tuple[int, Allowance | None, str | None]:
+    """How many of ``wanted`` researchers the budgets leave room for, what each may spend,
+    and the budget that leaves room for none ("time", "tokens"). What is left once the
+    report's reserve is kept is shared: each researcher may take the seconds left (they run
+    side by side) and its share of the tokens. A researcher's round is reckoned to cost
+    one of the turn's rounds so far and the planning of its queries, in seconds and in
+    tokens; side by side, they take as long as one after another (one model server answers
+    them in turn). Before any round is measured, all of them go, each held to its share.
+    ``elapsed``: the turn's seconds."""
+    if settings.time_budget is None and settings.token_budget is None:
+        return wanted, None, None
+    reserve_seconds, reserve_tokens = report_reserve(spent, settings)
+    count, seconds, tokens, short = wanted, None, None, None
+    if settings.time_budget is not None:
+        seconds = settings.time_budget - elapsed - reserve_seconds
+        if spent.rounds:
+            count = min(count, int(seconds // (ROUND_MARGIN * spent.per_researcher or 1e-9)))
+        short = "time" if count < 1 or seconds <= 0 else None
+    if settings.token_budget is not None:
+        room = settings.token_budget - spent.tokens - reserve_tokens
+        if spent.rounds:
+            count = min(count, int(room // (ROUND_MARGIN * spent.tokens / spent.rounds or 1)))
+        tokens = room // max(count, 1)
+        short = short or ("tokens" if count < 1 or tokens <= 0 else None)
+    if short:
+        return 0, None, short
+    return count, Allowance(seconds=seconds, tokens=tokens), None
+
+
+def allowance_spent(spent: Spent, allowance: Allowance) -> str | None:
+    """For a researcher: the part of its ``allowance`` ("time", "tokens") that leaves no
+    room for another round as costly as its own so far may be, or None."""
+    if spent.rounds < 1:
+        return None
+    seconds, tokens = allowance["seconds"], allowance["tokens"]
+    if seconds is not None and spent.seconds + ROUND_MARGIN * spent.per_round > seconds:
+        return "time"
+    if tokens is not None and spent.tokens * (1 + ROUND_MARGIN / spent.rounds) > tokens:
         return "tokens"
     return None
 
