@@ -336,6 +336,19 @@ those of a deep run of four rounds of researchers (target: within 25 % from mid-
         f"{PY} bench/run.py --only budgets",
     ),
     Part(
+        "budgets_tiny",
+        "Budgets with the tiny model",
+        """
+The tiny model (gemma3 270M) as a newcomer runs it: the default mode, where a broad verdict
+hands the question to the deep pipeline and its researchers share the one model server,
+over the Python docs' HTML pages. An unbudgeted run, then a time budget of 60 % of its
+wall time (target: it ends no later than 10 % past it, with a cited report) and a token
+budget of 60 % of its tokens as the model server counts them (target: never more, with a
+cited report).
+""",
+        f"{PY} bench/run.py --only budgets_tiny",
+    ),
+    Part(
         "watches",
         "Watches",
         """

@@ -52,7 +52,9 @@ One module per benchmark, each named as its figures are in the JSON:
   deep report of twenty and more sources (target: the PDF in under 5 s)
 - budgets (budgets.py): a paced rig's run with a time budget of 60 % of an unbudgeted run's
   time (target: ends at most 10 % past it, with a cited report), and with token budgets of
-  50-90 % of its tokens (target: never more, always a cited report)
+  50-90 % of its tokens (target: never more, always a cited report); the same with the tiny
+  model in the default mode, which hands a broad question to the deep pipeline
+  (budgets_tiny.py)
 - local search (bench_search.py), document extraction and indexing (documents.py), the
   formats people keep (formats.py: the same FAQ questions over sixty Python docs pages as
   DOCX, ODT, EPUB, PPTX, notebooks, LaTeX, Org and Markdown, answer pages found as in the
@@ -117,11 +119,13 @@ def steps(args: argparse.Namespace, work: Path) -> list[tuple[str, Callable[[], 
         ("budgets", lambda: bench_budgets(work)),
     ]
     if not args.no_tiny:
+        from budgets_tiny import bench_budgets_tiny
         from tiny_cost import bench_tiny
         from watches import bench_watches
 
         chosen.append(("tiny", lambda: bench_tiny(corpus, growth=args.tiny_growth)))
         chosen.append(("watches", lambda: bench_watches(work)))
+        chosen.append(("budgets_tiny", lambda: bench_budgets_tiny(work)))
     if not args.no_quality:
         from multipart import multipart_figures
         from paraphrase import run_paraphrase_bench

@@ -19,6 +19,7 @@ def part_rows(results: dict[str, Any]) -> list[tuple[str, Rows]]:
     """Each part that ran (named as in the JSON) with its rows, in the table's order: the
     table prints them one after the other, docs/benchmarks.md a section each."""
     from budgets import table_rows as budgets_rows
+    from budgets_tiny import table_rows as budgets_tiny_rows
     from exports import table_rows as exports_rows
     from heldout import table_rows as heldout_rows
     from hostile import table_rows as hostile_rows
@@ -59,6 +60,7 @@ def part_rows(results: dict[str, Any]) -> list[tuple[str, Rows]]:
         ("hostile", hostile_rows(results.get("hostile") or {})),
         ("exports", exports_rows(results.get("exports") or {})),
         ("budgets", budgets_rows(results.get("budgets") or {})),
+        ("budgets_tiny", budgets_tiny_rows(results.get("budgets_tiny") or {})),
         ("watches", watches_rows(results.get("watches") or {})),
     ]
     return [(name, rows) for name, rows in parts if rows]
