@@ -8,8 +8,8 @@ from typing import Any
 
 from ponder.core.deep_state import DeepState, Note
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.deep_budget import turn_spent
 from ponder.nodes.reporting import report_update, run_warnings
+from ponder.nodes.route import deep_spent_by
 from ponder.services.model.budget import estimate_tokens
 from ponder.services.report.prompting import notes_markdown, notes_prompt
 from ponder.services.report.stage import Material, write_report
@@ -48,7 +48,7 @@ def _held_to_budgets(state: DeepState, notes: list[Note], ctx: NodeContext) -> i
     """The most each of the report's calls may write within the run's budgets (None: no
     budget; 0: none, the report is built from the notes): one call when all the notes fit
     its window, else one per note, each with its share of what is left."""
-    spent = turn_spent(state)
+    spent = deep_spent_by(state)
     text = notes_markdown(notes)
     whole = notes_prompt(ctx.llm("report"), state["topic"], state.get("brief", ""), text)
     calls = 1 if whole is not None else max(len(notes), 1)  # as the report will be written

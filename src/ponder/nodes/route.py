@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 
+from ponder.core.deep_state import DeepState
 from ponder.core.state import LoopState, graph_count
-from ponder.core.stats import since
+from ponder.core.stats import merge_stats, since
 from ponder.services.research.budget import Spent, allowance_spent, budget_spent
 from ponder.settings.configuration import Configuration
 from ponder.settings.run_settings import run_configuration
@@ -67,6 +70,23 @@ def spent_by(state: LoopState, settings: Configuration) -> Spent:
     """What this turn has spent (a thread's earlier turns had budgets of their own)."""
     turn = since(state.get("stats"), state.get("turn_stats"))
     return Spent.of(turn, rounds_done(state, settings))
+
+
+def deep_spent_by(state: DeepState, own: dict[str, Any] | None = None) -> Spent:
+    """What this turn has spent in the deep pipeline, with ``own`` (what the asking node
+    spent so far) and the loop's part before the hand-off: tokens as the model server
+    counted them; rounds, every search round (the loop's and each researcher's); seconds,
+    those before the supervisor's first round, then the wall clock's since (the sum of
+    researchers' seconds would count a shared model server's time once per researcher)."""
+    stats = merge_stats(merge_stats(state.get("spent_before"), state.get("stats")), own)
+    looped = "generate_query" in (state.get("spent_before") or {}).get("node_seconds", {})
+    starts = int(looped) + len(state.get("researcher_results", []))
+    spent = Spent.of(stats, int(stats.get("rounds") or 0), starts)
+    started = state.get("supervisor_started")
+    if not started:
+        return spent
+    before = float(state.get("seconds_before") or 0.0)
+    return dataclasses.replace(spent, seconds=before + max(time.time() - started, 0.0))
 
 
 def hand_off(state: LoopState) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from ponder.core.deep_state import DeepState, Note, ResearcherResult, Researcher
 from ponder.core.sources import Numbering, Source
 from ponder.core.state import graph_count
 from ponder.nodes.context import NodeContext, node
-from ponder.nodes.deep_budget import turn_spent
+from ponder.nodes.route import deep_spent_by
 from ponder.prompts.schemas import SupervisorDecision
 from ponder.services.model.prompt import Prompt
 from ponder.services.research.budget import deep_time_left, researchers_room, said
@@ -97,7 +97,7 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
             ctx.warn(f"Out of supervisor rounds; not researched: {', '.join(queued)}.")
         return {**update, "queued": [], "dispatch": []}
     # A budget with no room for a researcher's round and the report ends the research here.
-    spent = turn_spent(state)
+    spent = deep_spent_by(state)
     _, _, ended = researchers_room(spent, ctx.config, spent.seconds, 1)
     if ended:
         return {**update, **_ended_by(ended, ctx, done_rounds)}
@@ -116,7 +116,7 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
         ctx.count("texts_rejected", junk)
     if done_rounds == 0 and not fresh:
         fresh = [state["topic"]]  # the first round always researches something
-    spent = turn_spent(state, ctx)  # the decision's call included
+    spent = deep_spent_by(state, ctx.stats(0.0))  # the decision's call included
     slots, allowance, ended = researchers_room(
         spent, ctx.config, spent.seconds, ctx.config.max_concurrent_researchers
     )
@@ -147,10 +147,10 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
 
 def _began(state: DeepState) -> dict[str, Any]:
     """When the supervisor's first round began, and the turn's working seconds before it
-    (from then on its budgets read the wall clock: :mod:`ponder.nodes.deep_budget`)."""
+    (from then on its budgets read the wall clock: :func:`ponder.nodes.route.deep_spent_by`)."""
     if state.get("supervisor_started"):
         return {}
-    return {"supervisor_started": time.time(), "seconds_before": turn_spent(state).seconds}
+    return {"supervisor_started": time.time(), "seconds_before": deep_spent_by(state).seconds}
 
 
 def _ended_by(budget: str, ctx: NodeContext, done_rounds: int) -> dict[str, Any]:
