@@ -65,3 +65,10 @@ def test_a_researchers_seconds_are_not_counted_twice() -> None:
     stats = {"node_seconds": {"supervisor": 1.0, "researcher": 10.0, "summarize_sources": 6.0,
                               "reflect": 4.0}}  # fmt: skip
     assert Spent.of(stats, 1).seconds == 11.0, "a researcher's time is its inner nodes'"
+
+
+def test_with_nothing_measured_and_no_room_one_researcher_still_runs_one_round() -> None:
+    nothing = Spent(seconds=3.0, tokens=1900, rounds=0, calls=2, model_seconds=3.0, written=80)
+    count, allowance, ended = researchers_room(nothing, settings(token_budget=2000), 3.0, 3)
+    assert (count, ended) == (1, None), "the first round researches something"
+    assert allowance == Allowance(seconds=None, tokens=0), "and stops after it"

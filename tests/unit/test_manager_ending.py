@@ -1,6 +1,7 @@
 """A run of `ponder ui` is over for the page as soon as it has logged how it ended: a page
 that shows Resume after a Stop can resume at once, though the stopped run's task is still
-saving its log, and the saved log keeps its order across the two."""
+saving its log, and every event is saved once; a Delete at that moment waits for the save,
+so nothing comes back after it."""
 
 from __future__ import annotations
 
@@ -60,3 +61,24 @@ async def test_resume_right_after_stop_is_taken_while_the_stopped_run_saves_its_
     assert seqs == list(range(1, len(seqs) + 1)), "every event saved once, in order"
     statuses = [e["status"] for _, e in store.events(thread_id) if e["kind"] == "status"]
     assert statuses == ["running", "interrupted", "running", "interrupted"]
+
+
+async def test_a_run_deleted_while_its_log_is_still_being_saved_leaves_nothing_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    save = store.append_events
+
+    def slow_save(thread_id: str, batch: list[tuple[int, dict[str, Any]]]) -> None:
+        time.sleep(0.3)
+        save(thread_id, batch)
+
+    monkeypatch.setattr(store, "append_events", slow_save)
+    monkeypatch.setattr(manager_module.api, "stream", _working)
+    manager = RunManager()
+    thread_id = manager.start("How do tides work?", {}, "alice")
+    await asyncio.sleep(0.1)
+    assert manager.stop(thread_id)
+    await _status_logged(manager, thread_id, "interrupted")
+    await manager.forget(thread_id)  # the page's Delete, as soon as Stop showed
+    await manager.close()
+    assert store.events(thread_id) == [], "no saved event came back after the delete"

@@ -8,7 +8,13 @@ from typing import Any
 from ponder.core.state import LoopState
 from ponder.nodes.context import NodeContext, node
 from ponder.nodes.reporting import report_update, run_warnings
-from ponder.nodes.route import budget_ended, can_hand_off, rounds_done, spent_by
+from ponder.nodes.route import (
+    budget_ended,
+    can_hand_off,
+    no_room_for_deep,
+    rounds_done,
+    spent_by,
+)
 from ponder.services.report.stage import Material, write_report
 from ponder.services.research.aspects import aspects_for
 from ponder.services.research.budget import noted, report_tokens, said
@@ -46,9 +52,11 @@ async def finalize_summary(state: LoopState, ctx: NodeContext) -> dict[str, Any]
 
 
 def _ended_by_budget(state: LoopState, reflection: dict[str, Any], ctx: NodeContext) -> str | None:
-    """The budget that ended the research before its rounds or a sufficient verdict did;
-    the report says so."""
+    """The budget that ended the research before its rounds or a sufficient verdict did,
+    or kept a broad question from the deep pipeline; the report says so."""
     settings = ctx.config
+    if reflection.get("scope") == "broad" and can_hand_off(state, settings):
+        return no_room_for_deep(state, settings)
     if reflection.get("is_sufficient") or rounds_done(state, settings) >= settings.max_loops:
         return None
     return budget_ended(state, settings)

@@ -44,7 +44,7 @@ def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
     settings = run_configuration(config)
     reflection: dict[str, Any] = dict(state.get("reflection") or {})
     if settings.mode == "auto" and reflection.get("scope") == "broad":
-        return "finalize_summary" if budget_ended(state, settings) else "deep_research"
+        return "finalize_summary" if no_room_for_deep(state, settings) else "deep_research"
     if reflection.get("is_sufficient"):
         return "finalize_summary"
     if rounds_done(state, settings) >= settings.max_loops:
@@ -66,6 +66,12 @@ def budget_ended(state: LoopState, settings: Configuration) -> str | None:
     return budget_spent(spent_by(state, settings), settings)
 
 
+def no_room_for_deep(state: LoopState, settings: Configuration) -> str | None:
+    """The budget that leaves the deep pipeline no room: its question, brief and decision
+    (a round's worth of calls) and one researcher's round, before the report."""
+    return budget_spent(spent_by(state, settings), settings, rounds=2)
+
+
 def spent_by(state: LoopState, settings: Configuration) -> Spent:
     """What this turn has spent (a thread's earlier turns had budgets of their own)."""
     turn = since(state.get("stats"), state.get("turn_stats"))
@@ -77,7 +83,8 @@ def deep_spent_by(state: DeepState, own: dict[str, Any] | None = None) -> Spent:
     spent so far) and the loop's part before the hand-off: tokens as the model server
     counted them; rounds, every search round (the loop's and each researcher's); seconds,
     those before the supervisor's first round, then the wall clock's since (the sum of
-    researchers' seconds would count a shared model server's time once per researcher)."""
+    researchers' seconds would count a shared model server's time once per researcher;
+    a stopped run's idle hours are counted by neither)."""
     stats = merge_stats(merge_stats(state.get("spent_before"), state.get("stats")), own)
     looped = "generate_query" in (state.get("spent_before") or {}).get("node_seconds", {})
     starts = int(looped) + len(state.get("researcher_results", []))
@@ -85,8 +92,10 @@ def deep_spent_by(state: DeepState, own: dict[str, Any] | None = None) -> Spent:
     started = state.get("supervisor_started")
     if not started:
         return spent
-    before = float(state.get("seconds_before") or 0.0)
-    return dataclasses.replace(spent, seconds=before + max(time.time() - started, 0.0))
+    # The wall clock, unless the run was stopped and resumed meanwhile: then the nodes'
+    # own seconds (side by side counted one after another), which hold no idle time.
+    wall = float(state.get("seconds_before") or 0.0) + max(time.time() - started, 0.0)
+    return dataclasses.replace(spent, seconds=min(wall, spent.seconds))
 
 
 def hand_off(state: LoopState) -> dict[str, Any]:

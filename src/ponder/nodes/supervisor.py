@@ -117,9 +117,8 @@ async def supervisor(state: DeepState, ctx: NodeContext) -> dict[str, Any]:
     if done_rounds == 0 and not fresh:
         fresh = [state["topic"]]  # the first round always researches something
     spent = deep_spent_by(state, ctx.stats(0.0))  # the decision's call included
-    slots, allowance, ended = researchers_room(
-        spent, ctx.config, spent.seconds, ctx.config.max_concurrent_researchers
-    )
+    wanted = max(1, min(len(fresh), ctx.config.max_concurrent_researchers))
+    slots, allowance, ended = researchers_room(spent, ctx.config, spent.seconds, wanted)
     if ended:
         return {**update, **_ended_by(ended, ctx, done_rounds)}
     now, later = fresh[:slots], fresh[slots:]

@@ -82,7 +82,7 @@ class LocalRuns:
         if self.manager.is_live(thread_id):
             raise InvalidInputError("This run is still running — stop it before deleting it.")
         await history.delete(thread_id)
-        self.manager.forget(thread_id)
+        await self.manager.forget(thread_id)
 
     def follow(self, user: User, thread_id: str, after: int) -> AsyncIterator[Entry]:
         return self.manager.follow(thread_id, after)

@@ -82,7 +82,8 @@ class RunManager:
     async def close(self) -> None:
         """Stop every live run (each is kept as interrupted, resumable) and save the logs."""
         for run in self._runs.values():
-            if run.task is not None and not run.task.done():
+            if run.live:  # an ended run's task is only saving its log: it finishes
+                assert run.task is not None
                 run.task.cancel()
         for besides in self._besides.values():  # a watch's run: recorded as stopped
             besides.cancel()
@@ -192,9 +193,11 @@ class RunManager:
         run.task.cancel()
         return True
 
-    def forget(self, thread_id: str) -> None:
-        self._runs.pop(thread_id, None)
-        store.forget(thread_id)
+    async def forget(self, thread_id: str) -> None:
+        run = self._runs.pop(thread_id, None)
+        if run is not None and run.task is not None:  # an ended run may be saving its log
+            await asyncio.gather(run.task, return_exceptions=True)
+        await asyncio.to_thread(store.forget, thread_id)
 
     async def follow(
         self, thread_id: str, after: int = 0
@@ -259,7 +262,7 @@ class RunManager:
             await self.flush()
 
     async def flush(self) -> None:
-        async with self._saving:  # a finished run's last save and the next's, in order
+        async with self._saving:  # one save at a time: an ended run's last, the next run's
             for run in list(self._runs.values()):
                 if run.unsaved:
                     batch, run.unsaved = run.unsaved, []

@@ -87,14 +87,14 @@ def report_reserve(spent: Spent, settings: Configuration) -> tuple[float, int]:
     return report_seconds(spent, settings, at_least=SHORTEST_REPORT), tokens
 
 
-def budget_spent(spent: Spent, settings: Configuration) -> str | None:
-    """Which budget leaves no room for another round and the report ("time", "tokens"),
-    or None (none set, or both have room)."""
+def budget_spent(spent: Spent, settings: Configuration, rounds: int = 1) -> str | None:
+    """Which budget leaves no room for ``rounds`` more rounds and the report ("time",
+    "tokens"), or None (none set, or both have room)."""
     if spent.rounds < 1:
         return None  # nothing measured yet: the first round runs
     reserve_seconds, reserve_tokens = report_reserve(spent, settings)
-    round_seconds = ROUND_MARGIN * spent.per_round
-    round_tokens = ROUND_MARGIN * spent.tokens / spent.rounds
+    round_seconds = ROUND_MARGIN * spent.per_round * rounds
+    round_tokens = ROUND_MARGIN * spent.tokens / spent.rounds * rounds
     budget = settings.time_budget
     if budget is not None and spent.seconds + round_seconds + reserve_seconds > budget:
         return "time"
@@ -130,8 +130,14 @@ def researchers_room(
             count = min(count, int(room // (ROUND_MARGIN * spent.tokens / spent.rounds or 1)))
         tokens = room // max(count, 1)
         short = short or ("tokens" if count < 1 or tokens <= 0 else None)
-    if short:
+    if short and spent.rounds:
         return 0, None, short
+    if short:  # nothing measured yet: one researcher's first round, and no more
+        none_left = Allowance(
+            seconds=None if seconds is None else max(seconds, 0.0),
+            tokens=None if tokens is None else max(tokens, 0),
+        )
+        return 1, none_left, None
     return count, Allowance(seconds=seconds, tokens=tokens), None
 
 
