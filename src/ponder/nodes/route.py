@@ -39,8 +39,8 @@ def rounds_done(state: LoopState, settings: Configuration) -> int:
 
 def route_research(state: LoopState, config: RunnableConfig) -> AfterReflect:
     """Hand off a broad topic, stop when sufficient, out of rounds or out of budget, else
-    search again. A budget with no room for another round leaves no room for the deep
-    pipeline either: the loop writes its report."""
+    search again. A broad topic stays in the loop when the budget has no room for the deep
+    pipeline (:func:`no_room_for_deep`): the loop writes its report."""
     settings = run_configuration(config)
     reflection: dict[str, Any] = dict(state.get("reflection") or {})
     if settings.mode == "auto" and reflection.get("scope") == "broad":
