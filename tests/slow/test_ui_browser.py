@@ -91,7 +91,23 @@ def ask(tab: Page, question: str, mode: str = "loop") -> Any:
 
 
 def wait_status(page: Any, status: str) -> None:
-    page.wait_for_selector(f"#status.status-{status}", timeout=WAIT)
+    """Wait for the page to say ``status``; if it does not, say what it said, and the
+    run's last events, as the server logged them."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_selector(f"#status.status-{status}", timeout=WAIT)
+    except PlaywrightTimeout:
+        said = page.locator("#status").get_attribute("class")
+        path = urlsplit(page.url).path
+        base = f"{urlsplit(page.url).scheme}://{urlsplit(page.url).netloc}"
+        try:
+            logged = httpx.get(f"{base}{path}/log", timeout=10).json()[-6:]
+        except (httpx.HTTPError, ValueError) as exc:
+            logged = [f"(the log could not be read: {exc})"]
+        raise AssertionError(
+            f"the page never said {status!r}: {said}; last events: {logged}"
+        ) from None
 
 
 def log_of(server: UiServer, page: Any) -> list[dict[str, Any]]:
