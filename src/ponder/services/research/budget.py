@@ -113,7 +113,8 @@ def researchers_room(
     side by side) and its share of the tokens. A researcher's round is reckoned to cost
     one of the turn's rounds so far and the planning of its queries, in seconds and in
     tokens; side by side, they take as long as one after another (one model server answers
-    them in turn). Before any round is measured, all of them go, each held to its share.
+    them in turn). Before any round is measured, all of them go, each held to its share;
+    with no room left even then, one goes for one round (a report rests on something).
     ``elapsed``: the turn's seconds."""
     if settings.time_budget is None and settings.token_budget is None:
         return wanted, None, None
