@@ -33,9 +33,10 @@ async def _status_logged(manager: RunManager, thread_id: str, status: str) -> No
     raise AssertionError(f"the run never logged {status!r}")
 
 
-async def test_resume_right_after_stop_is_taken_while_the_stopped_run_saves_its_log(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture
+async def stopped(monkeypatch: pytest.MonkeyPatch) -> tuple[RunManager, str]:
+    """A run stopped a moment ago, as the page shows it, on a slow disk: its task is
+    still saving its log."""
     save = store.append_events
 
     def slow_save(thread_id: str, batch: list[tuple[int, dict[str, Any]]]) -> None:
@@ -48,9 +49,15 @@ async def test_resume_right_after_stop_is_taken_while_the_stopped_run_saves_its_
     manager = RunManager()
     thread_id = manager.start("How do tides work?", {}, "alice")
     await asyncio.sleep(0.1)
-
     assert manager.stop(thread_id)
     await _status_logged(manager, thread_id, "interrupted")
+    return manager, thread_id
+
+
+async def test_resume_right_after_stop_is_taken_while_the_stopped_run_saves_its_log(
+    stopped: tuple[RunManager, str],
+) -> None:
+    manager, thread_id = stopped
     assert not manager.is_live(thread_id), "stopped: the page may resume it"
     manager.resume(thread_id, by="alice")  # refused as "already running" before the fix
     assert manager.is_live(thread_id)
@@ -64,21 +71,9 @@ async def test_resume_right_after_stop_is_taken_while_the_stopped_run_saves_its_
 
 
 async def test_a_run_deleted_while_its_log_is_still_being_saved_leaves_nothing_behind(
-    monkeypatch: pytest.MonkeyPatch,
+    stopped: tuple[RunManager, str],
 ) -> None:
-    save = store.append_events
-
-    def slow_save(thread_id: str, batch: list[tuple[int, dict[str, Any]]]) -> None:
-        time.sleep(0.3)
-        save(thread_id, batch)
-
-    monkeypatch.setattr(store, "append_events", slow_save)
-    monkeypatch.setattr(manager_module.api, "stream", _working)
-    manager = RunManager()
-    thread_id = manager.start("How do tides work?", {}, "alice")
-    await asyncio.sleep(0.1)
-    assert manager.stop(thread_id)
-    await _status_logged(manager, thread_id, "interrupted")
+    manager, thread_id = stopped
     await manager.forget(thread_id)  # the page's Delete, as soon as Stop showed
     await manager.close()
     assert store.events(thread_id) == [], "no saved event came back after the delete"

@@ -74,8 +74,12 @@ def no_room_for_deep(state: LoopState, settings: Configuration) -> str | None:
 
 def spent_by(state: LoopState, settings: Configuration) -> Spent:
     """What this turn has spent (a thread's earlier turns had budgets of their own)."""
-    turn = since(state.get("stats"), state.get("turn_stats"))
-    return Spent.of(turn, rounds_done(state, settings))
+    return Spent.of(_this_turn(state), rounds_done(state, settings))
+
+
+def _this_turn(state: LoopState) -> dict[str, Any]:
+    """The statistics of the thread's current turn: the thread's, less its earlier turns'."""
+    return since(state.get("stats"), state.get("turn_stats"))
 
 
 def deep_spent_by(state: DeepState, own: dict[str, Any] | None = None) -> Spent:
@@ -101,7 +105,7 @@ def deep_spent_by(state: DeepState, own: dict[str, Any] | None = None) -> Spent:
 def hand_off(state: LoopState) -> dict[str, Any]:
     """What the turn spent in the loop, handed on with it: the deep pipeline's budgets
     count the whole turn."""
-    return {"spent_before": since(state.get("stats"), state.get("turn_stats"))}
+    return {"spent_before": _this_turn(state)}
 
 
 def route_research_no_handoff(state: LoopState, config: RunnableConfig) -> InResearcher:
